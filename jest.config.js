@@ -1,0 +1,25 @@
+import { createDefaultEsmPreset } from 'ts-jest';
+
+// Two projects: `unit` (beside the code, no processes, virtual clock) and `integration` (test/, starts the twin
+// and the real Prometheus). `npm run test:unit` / `npm run test:integration` select one.
+const preset = createDefaultEsmPreset({ tsconfig: 'tsconfig.json' });
+const common = {
+  ...preset,
+  testEnvironment: 'node',
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+};
+
+export default {
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{shared,sim,functions,cli}/**/*.test.ts'],
+    },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+    },
+  ],
+};

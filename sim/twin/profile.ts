@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+/**
+ * A twin profile: the model, the engine's shape and the world around it. Strict: an unknown key is an error that
+ * names it, so a typo in a profile file never silently falls back to a default.
+ */
+const positive = z.number().positive();
+const positiveInt = z.number().int().positive();
+
+export const VLLM_VERSIONS = ['0.9', '0.11', 'latest'] as const;
+export type VllmVersion = (typeof VLLM_VERSIONS)[number];
+
+export const profileSchema = z.strictObject({
+  /** Profile name, shown in the state file and the demo. */
+  name: z.string().min(1),
+  /** `--served-model-name`: the `model_name` label and the `model` field of completions. */
+  model: z.string().min(1),
+  /** Kubernetes namespace and Deployment the replicas belong to (Pod names derive from the Deployment). */
+  namespace: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS-1123 label')
+    .max(63)
+    .default('default'),
+  deployment: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS-1123 label')
+    .max(47)
+    .default('vllm-inference-app'),
+  replicas: positiveInt.max(64),
+  /** Which vLLM metric names the replicas expose: `0.9` legacy only, `0.11` both, `latest` current only. */
+  vllmVersion: z.enum(VLLM_VERSIONS),
+  engine: z.strictObject({
+    /** `--max-num-seqs`: the most sequences decoded together in one step. */
+    maxNumSeqs: positiveInt,
+    /** KV-cache blocks available on the GPU once the model is loaded. */
+    kvCacheBlocks: positiveInt,
+    /** Tokens per KV-cache block (vLLM's default is 16). */
+    blockSize: positiveInt,
+    /** `--max-num-batched-tokens`: the token budget of one step (decode tokens + prefill tokens). */
+    maxNumBatchedTokens: positiveInt,
+    /** Prefill speed: a step that prefills P tokens takes P / prefillTokensPerSecond seconds longer. */
+    prefillTokensPerSecond: positive,
+    /** Decode step time = base + perSequence x running sequences (milliseconds). */
+    decodeStepMs: z.strictObject({ base: positive, perSequence: z.number().nonnegative() }),
+    /** `--max-model-len`: the longest prompt + output a request may have. */
+    maxModelLen: positiveInt,
+  }),
+  gpu: z.strictObject({
+    /** DCGM `modelName` label, e.g. "NVIDIA L40S". */
+    model: z.string().min(1),
+    /** Framebuffer size of one card in MiB. */
+    memoryMiB: positiveInt,
+    /** `--gpu-memory-utilization`: the fraction of the card vLLM pre-allocates (weights + KV cache). */
+    gpuMemoryUtilization: z.number().gt(0).lte(1),
+    /** Power draw at idle and at full utilisation (W); power follows utilisation between them. */
+    idlePowerWatts: positive.default(80),
+    maxPowerWatts: positive.default(350),
+  }),
+  startup: z.strictObject({
+    /** Seconds from Pod start until the model is loaded and `/health` answers 200. */
+    modelLoadSeconds: z.number().nonnegative(),
+    /** The first N requests after start are slower (CUDA graph capture, kernel compilation). */
+    warmupRequests: z.number().int().nonnegative(),
+    /** How much slower a step is while warming up (1 = not slower). */
+    warmupSlowdown: z.number().gte(1),
+  }),
+  prometheus: z.strictObject({ scrapeIntervalSeconds: positive.max(60) }),
+  keda: z.strictObject({ pollingIntervalSeconds: positive.max(300) }).default({ pollingIntervalSeconds: 30 }),
+});
+
+export type Profile = z.infer<typeof profileSchema>;
+/** What a profile file may contain: every field optional when it `extends` a built-in profile. */
+export type ProfileInput = z.input<typeof profileSchema>;
