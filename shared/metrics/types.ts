@@ -56,7 +56,8 @@ export interface Target {
 }
 
 /** CloudWatch units the catalog uses (a subset of the PutMetricData StandardUnit values). */
-export type MetricUnit = 'Seconds' | 'Milliseconds' | 'Count' | 'Count/Second' | 'Percent' | 'Megabytes' | 'Bytes' | 'None';
+export type MetricUnit =
+  'Seconds' | 'Milliseconds' | 'Count' | 'Count/Second' | 'Percent' | 'Megabytes' | 'Bytes' | 'None';
 
 /** How a catalog query's result is broken down: one value for the target, one per Pod, or one per GPU. */
 export type Breakdown = 'target' | 'pod' | 'gpu';
