@@ -81,4 +81,6 @@ export interface CatalogResult {
   timeMs: number;
   readings: CatalogReading[];
   failures: Array<{ queryId: string; error: Error }>;
+  /** Queries with no value for a reason that is not a fault (no traffic yet, an optional DCGM field not enabled). */
+  skipped: Array<{ queryId: string; reason: string }>;
 }
