@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { BUILT_IN_PROFILES, loadProfile } from './loadProfile.js';
+import { ProfileInvalidError, ProfileNotFoundError, ProfileParseError } from './profiles/errors.js';
+
+let dir = '';
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'vllm-twin-profiles-'));
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function writeProfile(name: string, content: string): Promise<string> {
+  const file = path.join(dir, name);
+  await writeFile(file, content);
+  return file;
+}
+
+async function failure(nameOrPath: string): Promise<Error> {
+  try {
+    await loadProfile(nameOrPath);
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error(`loadProfile(${nameOrPath}) did not fail`);
+}
+
+describe('Function: loadProfile', () => {
+  it.each([
+    { case: 'demo', name: 'demo', replicas: 2, vllmVersion: '0.11', scrape: 1 },
+    { case: 'ministral-8b-l40s', name: 'ministral-8b-l40s', replicas: 1, vllmVersion: 'latest', scrape: 30 },
+  ])('loads the built-in profile $case', async ({ name, replicas, vllmVersion, scrape }) => {
+    // Act
+    const profile = await loadProfile(name);
+
+    // Assess
+    expect(profile).toMatchObject({ name, replicas, vllmVersion, prometheus: { scrapeIntervalSeconds: scrape } });
+    expect(profile.model).toBe('mistralai/Ministral-3-8B-Instruct-2512');
+    expect(profile.gpu).toMatchObject({ model: 'NVIDIA L40S', memoryMiB: 46068, gpuMemoryUtilization: 0.9 });
+  });
+
+  it.each([
+    {
+      case: 'YAML',
+      file: 'small-batch.yaml',
+      content: 'extends: demo\nreplicas: 3\nengine:\n  maxNumSeqs: 8\n',
+    },
+    {
+      case: 'JSON',
+      file: 'small-batch.json',
+      content: JSON.stringify({ extends: 'demo', replicas: 3, engine: { maxNumSeqs: 8 } }),
+    },
+  ])('merges a $case file that extends a built-in, keeping the fields it does not set', async ({ file, content }) => {
+    // Prepare
+    const demo = await loadProfile('demo');
+    const target = await writeProfile(file, content);
+
+    // Act
+    const profile = await loadProfile(target);
+
+    // Assess
+    expect(profile.replicas).toBe(3);
+    expect(profile.engine).toEqual({ ...demo.engine, maxNumSeqs: 8 });
+    expect(profile.startup).toEqual(demo.startup);
+  });
+
+  it('rejects an unknown key, naming the file, the key and the accepted keys', async () => {
+    // Prepare
+    const file = await writeProfile('typo.yaml', 'extends: demo\nengine:\n  maxNumSeq: 8\n');
+
+    // Act
+    const error = await failure(file);
+
+    // Assess
+    expect(error).toBeInstanceOf(ProfileInvalidError);
+    expect(error.message).toContain(file);
+    expect(error.message).toContain('engine: unknown key "maxNumSeq"');
+    expect(error.message).toContain('accepted: maxNumSeqs, kvCacheBlocks');
+  });
+
+  it.each([
+    { case: 'a negative integer', yaml: 'engine:\n  maxNumSeqs: -4\n', path: 'engine.maxNumSeqs', got: 'got -4' },
+    {
+      case: 'a string for a number',
+      yaml: 'startup:\n  warmupSlowdown: fast\n',
+      path: 'startup.warmupSlowdown',
+      got: 'got "fast"',
+    },
+    { case: 'an unknown vLLM version', yaml: "vllmVersion: '0.10'\n", path: 'vllmVersion', got: 'got "0.10"' },
+  ])('rejects $case, naming the field path and the value', async ({ yaml, path: fieldPath, got }) => {
+    // Prepare
+    const file = await writeProfile('bad-value.yaml', `extends: demo\n${yaml}`);
+
+    // Act
+    const error = await failure(file);
+
+    // Assess
+    expect(error).toBeInstanceOf(ProfileInvalidError);
+    expect(error.message).toContain(`${fieldPath}: `);
+    expect(error.message).toContain(got);
+  });
+
+  it('requires every field when the file extends nothing', async () => {
+    // Prepare
+    const file = await writeProfile('partial.yaml', 'name: partial\nreplicas: 1\n');
+
+    // Act
+    const error = await failure(file);
+
+    // Assess
+    expect(error).toBeInstanceOf(ProfileInvalidError);
+    expect(error.message).toContain('model: ');
+    expect(error.message).toContain('(missing)');
+  });
+
+  it('lists the built-in profiles for an unknown name', async () => {
+    // Act
+    const error = await failure('ministral');
+
+    // Assess
+    expect(error).toBeInstanceOf(ProfileNotFoundError);
+    for (const name of BUILT_IN_PROFILES) expect(error.message).toContain(name);
+  });
+
+  it.each([
+    {
+      case: 'a missing file',
+      file: 'nope.yaml',
+      content: undefined,
+      type: ProfileNotFoundError,
+      text: 'does not exist',
+    },
+    {
+      case: 'broken YAML',
+      file: 'broken.yaml',
+      content: 'engine: [unclosed\n',
+      type: ProfileParseError,
+      text: 'is not valid',
+    },
+    {
+      case: 'a list instead of a mapping',
+      file: 'list.yaml',
+      content: '- demo\n',
+      type: ProfileParseError,
+      text: 'mapping',
+    },
+    {
+      case: 'extends of a non-built-in',
+      file: 'ext.yaml',
+      content: 'extends: prod\n',
+      type: ProfileInvalidError,
+      text: 'extends: must name a built-in profile',
+    },
+  ])('reports $case clearly', async ({ file, content, type, text }) => {
+    // Prepare
+    const target = content === undefined ? path.join(dir, file) : await writeProfile(file, content);
+
+    // Act
+    const error = await failure(target);
+
+    // Assess
+    expect(error).toBeInstanceOf(type);
+    expect(error.message).toContain(text);
+    expect(error.message).toContain(target);
+  });
+});

@@ -1,0 +1,170 @@
+import { describe, expect, it } from '@jest/globals';
+import { VirtualClock } from '../../shared/clock/clock.js';
+import { loadProfile } from '../twin/loadProfile.js';
+import { measureCapacity, measureLatency } from './capacity.js';
+import { VllmEngine, engineConfigFromProfile } from './engine.js';
+import { VllmMeasurementInputError } from './errors.js';
+
+/** The guide's request shape: a ~35-token prompt and max_tokens 100. */
+const GUIDE_SHAPE = { promptTokens: 35, maxTokens: 100 };
+/** The demo's request shape: the same prompt, short answers. */
+const DEMO_SHAPE = { promptTokens: 35, maxTokens: 32 };
+
+describe('Function: measureCapacity', () => {
+  it.each([
+    {
+      case: 'ministral-8b-l40s, the guide shape (guide: saturation between 50 and 60)',
+      profile: 'ministral-8b-l40s',
+      shape: GUIDE_SHAPE,
+      min: 50,
+      max: 60,
+    },
+    { case: 'demo, the demo shape', profile: 'demo', shape: DEMO_SHAPE, min: 30, max: 40 },
+  ])('finds the capacity of one replica: $case', async ({ profile, shape, min, max }) => {
+    // Prepare
+    const loaded = await loadProfile(profile);
+
+    // Act
+    const result = measureCapacity(loaded, shape);
+
+    // Assess
+    expect(result.capacityRps).toBeGreaterThanOrEqual(min);
+    expect(result.capacityRps).toBeLessThanOrEqual(max);
+    expect(result.offeredRps).toBeGreaterThan(result.capacityRps);
+    expect(result.limitedBy).toBe('maxNumSeqs');
+    expect(result.reason).toContain('--max-num-seqs');
+  });
+
+  it('is lower when --max-num-seqs is lower', async () => {
+    // Prepare
+    const profile = await loadProfile('demo');
+
+    // Act
+    const full = measureCapacity(profile, DEMO_SHAPE);
+    const halved = measureCapacity(profile, DEMO_SHAPE, { overrides: { maxNumSeqs: 16 } });
+
+    // Assess
+    expect(halved.capacityRps).toBeLessThan(full.capacityRps * 0.8);
+  });
+
+  it('says the KV cache is the limit when it cannot hold a full batch', async () => {
+    // Prepare: 256 blocks of 16 tokens cannot hold 32 sequences of 35 + 200 tokens (15 blocks each).
+    const profile = await loadProfile('demo');
+
+    // Act
+    const result = measureCapacity(profile, { promptTokens: 35, maxTokens: 200 });
+
+    // Assess
+    expect(result.limitedBy).toBe('kvCache');
+    expect(result.meanKvCacheUsage).toBeGreaterThan(0.8);
+    expect(result.meanRunning).toBeLessThan(32);
+  });
+
+  it.each([
+    { case: 'a zero prompt', shape: { promptTokens: 0, maxTokens: 10 }, field: 'shape.promptTokens' },
+    { case: 'a fractional max_tokens', shape: { promptTokens: 10, maxTokens: 1.5 }, field: 'shape.maxTokens' },
+  ])('rejects $case, naming the field', async ({ shape, field }) => {
+    // Prepare
+    const profile = await loadProfile('demo');
+
+    // Act
+    const act = (): unknown => measureCapacity(profile, shape);
+
+    // Assess
+    expect(act).toThrow(VllmMeasurementInputError);
+    expect(act).toThrow(field);
+  });
+});
+
+describe('Function: measureLatency', () => {
+  it('gives ministral-8b-l40s a p95 of 2-3 s at 40 requests/s (guide: about 2.5 s below saturation)', async () => {
+    // Prepare
+    const profile = await loadProfile('ministral-8b-l40s');
+
+    // Act
+    const result = measureLatency(profile, GUIDE_SHAPE, 40, 60);
+
+    // Assess
+    expect(result.p95E2eS).toBeGreaterThanOrEqual(2);
+    expect(result.p95E2eS).toBeLessThanOrEqual(3);
+    expect(result.maxWaiting).toBeLessThan(5);
+    expect(result.achievedRps).toBeGreaterThan(37);
+    expect(result.preemptions).toBe(0);
+  });
+
+  it.each([
+    { case: '10 requests/s', rps: 10 },
+    { case: '20 requests/s', rps: 20 },
+    { case: '30 requests/s', rps: 30 },
+  ])('keeps the demo p95 between 0.5 and 1 s below saturation: $case', async ({ rps }) => {
+    // Prepare
+    const profile = await loadProfile('demo');
+
+    // Act
+    const result = measureLatency(profile, DEMO_SHAPE, rps, 30);
+
+    // Assess
+    expect(result.p95E2eS).toBeGreaterThanOrEqual(0.5);
+    expect(result.p95E2eS).toBeLessThanOrEqual(1);
+    expect(result.meanWaiting).toBeLessThan(1);
+  });
+
+  it('shows a growing queue and latency above the demo capacity', async () => {
+    // Prepare
+    const profile = await loadProfile('demo');
+
+    // Act
+    const below = measureLatency(profile, DEMO_SHAPE, 30, 30);
+    const above = measureLatency(profile, DEMO_SHAPE, 50, 30);
+
+    // Assess
+    expect(above.maxWaiting).toBeGreaterThan(100);
+    expect(above.p95E2eS).toBeGreaterThan(below.p95E2eS * 5);
+    expect(above.achievedRps).toBeLessThan(40);
+  });
+
+  it.each([
+    { case: 'a zero rate', rps: 0, durationS: 10, field: 'rps' },
+    { case: 'a negative duration', rps: 10, durationS: -1, field: 'durationS' },
+  ])('rejects $case, naming the field', async ({ rps, durationS, field }) => {
+    // Prepare
+    const profile = await loadProfile('demo');
+
+    // Act
+    const act = (): unknown => measureLatency(profile, DEMO_SHAPE, rps, durationS);
+
+    // Assess
+    expect(act).toThrow(VllmMeasurementInputError);
+    expect(act).toThrow(field);
+  });
+});
+
+describe('Profile: ministral-8b-l40s warm-up', () => {
+  it('serves the first sequential requests in about 2.6 s, later ones much faster (guide: ~2.6 s, then lower)', async () => {
+    // Prepare
+    const profile = await loadProfile('ministral-8b-l40s');
+    const clock = new VirtualClock(0);
+    const engine = new VllmEngine(engineConfigFromProfile(profile), clock);
+    clock.set(engine.loadedAtMs);
+    const latencies: number[] = [];
+
+    // Act: 20 sequential requests, like the guide's warm-up Job.
+    for (let i = 0; i < 20; i++) {
+      let done = false;
+      engine.submit(GUIDE_SHAPE, (event) => {
+        if (event.type !== 'finished') return;
+        latencies.push((event.result.finishedMs - event.result.arrivalMs) / 1000);
+        done = true;
+      });
+      while (!done) {
+        clock.set(Math.max(clock.now(), engine.nextEventMs() ?? clock.now()) + 1e-6);
+        engine.advanceTo(clock.now());
+      }
+    }
+
+    // Assess
+    expect(latencies[0]).toBeGreaterThan(2.3);
+    expect(latencies[0]).toBeLessThan(2.9);
+    expect(latencies[19]).toBeLessThan(1.5);
+  });
+});

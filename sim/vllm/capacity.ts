@@ -1,0 +1,272 @@
+import { VirtualClock } from '../../shared/clock/clock.js';
+import type { Profile } from '../twin/profile.js';
+import type { EngineOverrides, RequestResult } from './engine.js';
+import { VllmEngine, engineConfigFromProfile } from './engine.js';
+import { VllmMeasurementInputError } from './errors.js';
+
+/**
+ * Capacity and latency of ONE replica for a request shape, measured by running the engine model in virtual time
+ * (deterministic: evenly spaced arrivals, no randomness). These are the numbers the twin's profiles are tuned
+ * against and that `vllm-pilot twin capacity` prints.
+ */
+
+/** The shape of the load: every request has this prompt length and `max_tokens`. */
+export interface RequestShape {
+  promptTokens: number;
+  maxTokens: number;
+}
+
+/** What limits the replica's throughput at saturation. */
+export type CapacityLimit = 'maxNumSeqs' | 'kvCache' | 'stepTime';
+
+export interface CapacityResult {
+  /** Steady-state completions per second with a queue that never empties. */
+  capacityRps: number;
+  offeredRps: number;
+  shape: RequestShape;
+  /** The measurement window (seconds since the model finished loading). */
+  windowStartS: number;
+  windowEndS: number;
+  completedInWindow: number;
+  /** Averages over the window, sampled at every arrival. */
+  meanRunning: number;
+  meanKvCacheUsage: number;
+  meanStepMs: number;
+  preemptions: number;
+  limitedBy: CapacityLimit;
+  reason: string;
+}
+
+export interface LatencyResult {
+  offeredRps: number;
+  durationS: number;
+  shape: RequestShape;
+  /** Requests measured: those arriving after the first 20 % of the run (the ramp-up transient). */
+  measuredRequests: number;
+  /** Completions per second while arrivals lasted. */
+  achievedRps: number;
+  p50E2eS: number;
+  p95E2eS: number;
+  p99E2eS: number;
+  p50TtftS: number;
+  p95TtftS: number;
+  meanQueueTimeS: number;
+  /** Queue depth (`vllm:num_requests_waiting`) sampled at every arrival. */
+  meanWaiting: number;
+  maxWaiting: number;
+  meanKvCacheUsage: number;
+  preemptions: number;
+}
+
+export interface MeasureOptions {
+  /** Container-arg overrides applied to the profile's engine. */
+  overrides?: EngineOverrides;
+}
+
+function checkShape(shape: RequestShape): void {
+  for (const field of ['promptTokens', 'maxTokens'] as const) {
+    const value = shape[field];
+    if (!(Number.isInteger(value) && value >= 1)) {
+      throw new VllmMeasurementInputError(`shape.${field}`, value, 'an integer >= 1');
+    }
+  }
+}
+
+/** Nearest-rank percentile of a sorted array (0 for an empty one). */
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  const rank = Math.max(1, Math.ceil(p * sorted.length));
+  return sorted[Math.min(rank, sorted.length) - 1] ?? 0;
+}
+
+function mean(values: readonly number[]): number {
+  return values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
+}
+
+function newEngine(profile: Profile, options: MeasureOptions): { engine: VllmEngine; clock: VirtualClock } {
+  const clock = new VirtualClock(0);
+  const engine = new VllmEngine(engineConfigFromProfile(profile, options.overrides), clock);
+  clock.set(engine.loadedAtMs);
+  return { engine, clock };
+}
+
+/** Runs the engine until it is idle (or `untilMs`), stepping the virtual clock from event to event. */
+function drain(engine: VllmEngine, clock: VirtualClock, untilMs = Number.POSITIVE_INFINITY): void {
+  for (;;) {
+    const next = engine.nextEventMs();
+    if (next === undefined || next > untilMs) return;
+    // A step due exactly now is composed only once time passes it, so step just beyond it.
+    clock.set(Math.max(clock.now(), next) + 1e-6);
+    engine.advanceTo(clock.now());
+  }
+}
+
+/**
+ * Upper bound of the decode throughput: a full batch (maxNumSeqs, or what the KV cache holds) producing one token
+ * per sequence per step, prefill ignored. Used to offer a load surely above capacity.
+ */
+function decodeBoundRps(profile: Profile, shape: RequestShape, options: MeasureOptions): number {
+  const config = engineConfigFromProfile(profile, options.overrides);
+  const blocksPerSeq = Math.ceil((shape.promptTokens + shape.maxTokens) / config.blockSize);
+  const batch = Math.max(1, Math.min(config.maxNumSeqs, Math.floor(config.kvCacheBlocks / blocksPerSeq)));
+  const stepMs = config.decodeStepMs.base + config.decodeStepMs.perSequence * batch;
+  return (batch * 1000) / (shape.maxTokens * stepMs);
+}
+
+/**
+ * Measures one replica's capacity for a request shape.
+ *
+ * Method: offer evenly spaced arrivals at 1.5x the decode-bound throughput (so the queue never empties), run for
+ * max(60 s, 40 full-batch request lifetimes), skip the first third (model warm-up and the batch filling up), and
+ * count completions whose last token falls in the remaining two thirds: capacity = completions / window length.
+ */
+export function measureCapacity(profile: Profile, shape: RequestShape, options: MeasureOptions = {}): CapacityResult {
+  checkShape(shape);
+  const { engine, clock } = newEngine(profile, options);
+  const config = engine.config;
+  const bound = decodeBoundRps(profile, shape, options);
+  const offeredRps = bound * 1.5;
+  // A request lives about batch / throughput seconds once the batch is full (Little's law).
+  const lifetimeS = config.maxNumSeqs / bound;
+  const durationS = Math.max(60, 40 * lifetimeS);
+  const t0 = engine.loadedAtMs;
+  const windowStartMs = t0 + (durationS * 1000) / 3;
+  const windowEndMs = t0 + durationS * 1000;
+
+  let completedInWindow = 0;
+  const onEvent = (event: { type: string; atMs: number }): void => {
+    if (event.type === 'finished' && event.atMs >= windowStartMs && event.atMs < windowEndMs) completedInWindow += 1;
+  };
+  const running: number[] = [];
+  const kvUsage: number[] = [];
+  let statsAtWindowStart: ReturnType<VllmEngine['stats']> | undefined;
+  const intervalMs = 1000 / offeredRps;
+  for (let i = 0; ; i++) {
+    const arrivalMs = t0 + i * intervalMs;
+    if (arrivalMs >= windowEndMs) break;
+    clock.set(arrivalMs);
+    engine.submit({ promptTokens: shape.promptTokens, maxTokens: shape.maxTokens }, onEvent);
+    if (arrivalMs >= windowStartMs) {
+      const stats = engine.stats();
+      statsAtWindowStart ??= stats;
+      running.push(stats.running);
+      kvUsage.push(stats.kvCacheUsage);
+    }
+  }
+  clock.set(windowEndMs);
+  const end = engine.stats();
+  const start = statsAtWindowStart ?? end;
+  const windowS = (windowEndMs - windowStartMs) / 1000;
+  const capacityRps = completedInWindow / windowS;
+  const steps = end.steps - start.steps;
+  const meanStepMs = steps > 0 ? ((end.busySecondsTotal - start.busySecondsTotal) * 1000) / steps : 0;
+  const meanRunning = mean(running);
+  const meanKvCacheUsage = mean(kvUsage);
+  const preemptions = end.preemptions - start.preemptions;
+
+  let limitedBy: CapacityLimit;
+  let reason: string;
+  if (meanRunning >= config.maxNumSeqs * 0.95) {
+    limitedBy = 'maxNumSeqs';
+    reason =
+      `the batch stays full at --max-num-seqs ${config.maxNumSeqs} (mean ${meanRunning.toFixed(1)} running); ` +
+      `each step of ${meanStepMs.toFixed(1)} ms yields one token per sequence`;
+  } else if (meanKvCacheUsage >= 0.9 || preemptions > 0) {
+    limitedBy = 'kvCache';
+    reason =
+      `the KV cache is the limit (mean usage ${(meanKvCacheUsage * 100).toFixed(0)} %, ${preemptions} preemptions ` +
+      `in the window) before the batch reaches --max-num-seqs ${config.maxNumSeqs}`;
+  } else {
+    limitedBy = 'stepTime';
+    reason =
+      `neither the batch (mean ${meanRunning.toFixed(1)} of ${config.maxNumSeqs}) nor the KV cache is full: ` +
+      `the token budget and prefill time per step (${meanStepMs.toFixed(1)} ms) are the limit`;
+  }
+  return {
+    capacityRps,
+    offeredRps,
+    shape: { ...shape },
+    windowStartS: (windowStartMs - t0) / 1000,
+    windowEndS: (windowEndMs - t0) / 1000,
+    completedInWindow,
+    meanRunning,
+    meanKvCacheUsage,
+    meanStepMs,
+    preemptions,
+    limitedBy,
+    reason,
+  };
+}
+
+/**
+ * Measures latency at a constant arrival rate, as the guide's k6 constant-arrival-rate step does.
+ *
+ * Method: a warm-up of `startup.warmupRequests` sequential requests first (like the guide's 100-request warm-up
+ * Job, so the warm-up slowdown is over), then evenly spaced arrivals at `rps` for `durationS` seconds; the run
+ * continues until every request finished. Percentiles (nearest rank) cover the requests that arrived after the
+ * first 20 % of the run.
+ */
+export function measureLatency(
+  profile: Profile,
+  shape: RequestShape,
+  rps: number,
+  durationS: number,
+  options: MeasureOptions & { warmup?: boolean } = {},
+): LatencyResult {
+  checkShape(shape);
+  if (!(rps > 0 && Number.isFinite(rps))) throw new VllmMeasurementInputError('rps', rps, 'a number > 0');
+  if (!(durationS > 0 && Number.isFinite(durationS))) {
+    throw new VllmMeasurementInputError('durationS', durationS, 'a number of seconds > 0');
+  }
+  const { engine, clock } = newEngine(profile, options);
+  if (options.warmup !== false) {
+    for (let i = 0; i < engine.config.warmupRequests; i++) {
+      engine.submit({ promptTokens: shape.promptTokens, maxTokens: shape.maxTokens });
+      drain(engine, clock);
+    }
+  }
+  const preemptionsBefore = engine.stats().preemptions;
+  const t0 = clock.now();
+  const measureFromMs = t0 + durationS * 1000 * 0.2;
+  const endMs = t0 + durationS * 1000;
+  const results: RequestResult[] = [];
+  let completedDuringArrivals = 0;
+  const waiting: number[] = [];
+  const kvUsage: number[] = [];
+  const intervalMs = 1000 / rps;
+  for (let i = 0; ; i++) {
+    const arrivalMs = t0 + i * intervalMs;
+    if (arrivalMs >= endMs) break;
+    clock.set(arrivalMs);
+    // Sample before this arrival joins the queue, as a scrape between arrivals would see it.
+    const stats = engine.stats();
+    waiting.push(stats.waiting);
+    kvUsage.push(stats.kvCacheUsage);
+    const measured = arrivalMs >= measureFromMs;
+    engine.submit({ promptTokens: shape.promptTokens, maxTokens: shape.maxTokens }, (event) => {
+      if (event.type !== 'finished') return;
+      if (event.atMs < endMs) completedDuringArrivals += 1;
+      if (measured) results.push(event.result);
+    });
+  }
+  drain(engine, clock);
+  const e2e = results.map((r) => (r.finishedMs - r.arrivalMs) / 1000).sort((a, b) => a - b);
+  const ttft = results.map((r) => ((r.firstTokenMs ?? r.finishedMs) - r.arrivalMs) / 1000).sort((a, b) => a - b);
+  return {
+    offeredRps: rps,
+    durationS,
+    shape: { ...shape },
+    measuredRequests: results.length,
+    achievedRps: completedDuringArrivals / durationS,
+    p50E2eS: percentile(e2e, 0.5),
+    p95E2eS: percentile(e2e, 0.95),
+    p99E2eS: percentile(e2e, 0.99),
+    p50TtftS: percentile(ttft, 0.5),
+    p95TtftS: percentile(ttft, 0.95),
+    meanQueueTimeS: mean(results.map((r) => ((r.scheduledMs ?? r.arrivalMs) - r.arrivalMs) / 1000)),
+    meanWaiting: mean(waiting),
+    maxWaiting: Math.max(0, ...waiting),
+    meanKvCacheUsage: mean(kvUsage),
+    preemptions: engine.stats().preemptions - preemptionsBefore,
+  };
+}
