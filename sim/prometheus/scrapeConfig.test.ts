@@ -1,0 +1,150 @@
+import { describe, expect, it } from '@jest/globals';
+import { parse } from 'yaml';
+import { PrometheusConfigError } from './errors.js';
+import { formatDuration, renderPrometheusConfig, validateTargetGroups } from './scrapeConfig.js';
+
+const targetFiles = {
+  vllm: '/data/targets/vllm.json',
+  'dcgm-exporter': '/data/targets/dcgm-exporter.json',
+  'kubelet-cadvisor': '/data/targets/kubelet-cadvisor.json',
+};
+
+interface RenderedConfig {
+  global: Record<string, unknown>;
+  rule_files?: string[];
+  scrape_configs: Array<{
+    job_name: string;
+    metrics_path: string;
+    honor_labels: boolean;
+    file_sd_configs: Array<{ files: string[]; refresh_interval: string }>;
+  }>;
+}
+
+describe('Function: renderPrometheusConfig', () => {
+  it('declares the three file_sd jobs with their paths, honor_labels and a 1 s refresh', () => {
+    // Act
+    const config = parse(renderPrometheusConfig({ scrapeIntervalSeconds: 1, targetFiles })) as RenderedConfig;
+
+    // Assess
+    expect(
+      config.scrape_configs.map((job) => ({
+        job: job.job_name,
+        path: job.metrics_path,
+        honorLabels: job.honor_labels,
+        files: job.file_sd_configs[0]?.files,
+        refresh: job.file_sd_configs[0]?.refresh_interval,
+      })),
+    ).toEqual([
+      { job: 'vllm', path: '/metrics', honorLabels: false, files: [targetFiles.vllm], refresh: '1s' },
+      {
+        job: 'dcgm-exporter',
+        path: '/metrics',
+        honorLabels: true,
+        files: [targetFiles['dcgm-exporter']],
+        refresh: '1s',
+      },
+      {
+        job: 'kubelet-cadvisor',
+        path: '/metrics/cadvisor',
+        honorLabels: true,
+        files: [targetFiles['kubelet-cadvisor']],
+        refresh: '1s',
+      },
+    ]);
+  });
+
+  it.each([
+    { case: 'whole seconds', scrape: 15, evaluation: undefined, expected: ['15s', '15s', '15s'] },
+    { case: 'sub-second scrape', scrape: 0.5, evaluation: 2, expected: ['500ms', '500ms', '2s'] },
+  ])('sets intervals, with a timeout no longer than the interval: $case', ({ scrape, evaluation, expected }) => {
+    // Act
+    const config = parse(
+      renderPrometheusConfig({
+        scrapeIntervalSeconds: scrape,
+        ...(evaluation !== undefined ? { evaluationIntervalSeconds: evaluation } : {}),
+        targetFiles,
+      }),
+    ) as RenderedConfig;
+
+    // Assess
+    expect([config.global.scrape_interval, config.global.scrape_timeout, config.global.evaluation_interval]).toEqual(
+      expected,
+    );
+  });
+
+  it('lists rule files and external labels only when given', () => {
+    // Act
+    const bare = parse(renderPrometheusConfig({ scrapeIntervalSeconds: 1, targetFiles })) as RenderedConfig;
+    const full = parse(
+      renderPrometheusConfig({
+        scrapeIntervalSeconds: 1,
+        targetFiles,
+        ruleFiles: ['/rules/vllm.yml'],
+        externalLabels: { cluster: 'twin' },
+      }),
+    ) as RenderedConfig;
+
+    // Assess
+    expect(bare.rule_files).toBeUndefined();
+    expect(bare.global.external_labels).toBeUndefined();
+    expect(full.rule_files).toEqual(['/rules/vllm.yml']);
+    expect(full.global.external_labels).toEqual({ cluster: 'twin' });
+  });
+});
+
+describe('Function: formatDuration', () => {
+  it.each([
+    { case: 'zero', seconds: 0 },
+    { case: 'negative', seconds: -1 },
+    { case: 'not a number', seconds: NaN },
+    { case: 'below a millisecond', seconds: 0.0001 },
+  ])('rejects an interval that is not a positive duration, naming the field: $case', ({ seconds }) => {
+    // Act
+    const act = () => formatDuration(seconds, 'scrapeIntervalSeconds');
+
+    // Assess
+    expect(act).toThrow(PrometheusConfigError);
+    expect(act).toThrow('scrapeIntervalSeconds');
+  });
+});
+
+describe('Function: validateTargetGroups', () => {
+  it('fills in the jobs that were left out', () => {
+    // Act
+    const groups = validateTargetGroups({
+      vllm: [{ targets: ['127.0.0.1:8000'], labels: { namespace: 'default', pod: 'p', service: 's' } }],
+    });
+
+    // Assess
+    expect(groups).toEqual({
+      vllm: [{ targets: ['127.0.0.1:8000'], labels: { namespace: 'default', pod: 'p', service: 's' } }],
+      'dcgm-exporter': [],
+      'kubelet-cadvisor': [],
+    });
+  });
+
+  it.each([
+    { case: 'unknown job', groups: { vlm: [] }, field: 'targetGroups.vlm', accepted: 'vllm, dcgm-exporter' },
+    { case: 'address without port', groups: { vllm: [{ targets: ['localhost'] }] }, field: 'targets[0]' },
+    { case: 'port out of range', groups: { vllm: [{ targets: ['127.0.0.1:70000'] }] }, field: 'targets[0]' },
+    { case: 'URL instead of address', groups: { vllm: [{ targets: ['http://127.0.0.1:80'] }] }, field: 'targets[0]' },
+    {
+      case: 'reserved label name',
+      groups: { vllm: [{ targets: ['127.0.0.1:80'], labels: { __address__: 'x' } }] },
+      field: 'labels.__address__',
+    },
+    {
+      case: 'label name with a dash',
+      groups: { vllm: [{ targets: ['127.0.0.1:80'], labels: { 'app-name': 'x' } }] },
+      field: 'labels.app-name',
+    },
+  ])('rejects a bad target group, naming the field: $case', ({ groups, field, accepted }) => {
+    // Act
+    const act = () => validateTargetGroups(groups);
+
+    // Assess
+    expect(act).toThrow(PrometheusConfigError);
+    expect(act).toThrow(field);
+    if (accepted) expect(act).toThrow(accepted);
+  });
+});
