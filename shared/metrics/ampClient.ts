@@ -1,0 +1,481 @@
+/**
+ * The MetricsSource adapter: PromQL over the Prometheus HTTP API, for Amazon Managed Service for Prometheus (AMP)
+ * and for any plain Prometheus (the twin's). Requests are SigV4-signed inside the transport (service `aps`), as
+ * KEDA's aws_sigv4.go does, so query code never sees credentials; Prometheus ignores the signature headers.
+ */
+import { setTimeout as sleepFor } from 'node:timers/promises';
+import { Sha256 } from '@aws-crypto/sha256-js';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, HttpRequest } from '@smithy/types';
+import { systemClock, type Clock } from '../clock/clock.js';
+import type { InstantQueryOptions, InstantSample, MetricsSource, RangeQueryOptions, RangeSeries } from './types.js';
+import {
+  MetricsAbortedError,
+  MetricsEmptyResultError,
+  MetricsError,
+  MetricsHttpError,
+  MetricsInvalidOptionError,
+  MetricsMalformedResponseError,
+  MetricsMultipleSeriesError,
+  MetricsNetworkError,
+  MetricsNonFiniteValueError,
+  MetricsSigningError,
+  MetricsTimeoutError,
+} from './errors.js';
+
+/** The SigV4 signing name of Amazon Managed Service for Prometheus. */
+export const AMP_SIGNING_SERVICE = 'aps';
+
+export interface HttpMetricsSourceOptions {
+  /** An AMP workspace URL (`https://aps-workspaces.<region>.amazonaws.com/workspaces/ws-.../`) or a Prometheus base URL. */
+  endpoint: string;
+  /** The AWS region used in the signature. */
+  region: string;
+  /** Credentials or a provider; default: the AWS SDK's default chain (env, SSO, IRSA, Pod Identity, ...). */
+  credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  /** Per-attempt timeout. Default 10 000 ms. */
+  timeoutMs?: number;
+  /** Attempts per query, the first included. Default 3. */
+  maxAttempts?: number;
+  /** Backoff base: the n-th retry waits a random time in [0, min(maxDelayMs, baseDelayMs * 2^(n-1))]. Default 200 ms. */
+  baseDelayMs?: number;
+  /** Longest wait between attempts; a Retry-After asking for more ends the retries. Default 5 000 ms. */
+  maxDelayMs?: number;
+  fetch?: typeof globalThis.fetch;
+  /** Waits `ms`, rejecting when `signal` aborts. Default: node:timers/promises setTimeout. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** A number in [0, 1) for the backoff jitter. Default Math.random. */
+  random?: () => number;
+  /** The signing date and the reference for HTTP-date Retry-After values. Default: the system clock. */
+  clock?: Clock;
+}
+
+const DEFAULTS = { timeoutMs: 10_000, maxAttempts: 3, baseDelayMs: 200, maxDelayMs: 5_000 } as const;
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
+  'endpoint',
+  'region',
+  'credentials',
+  'timeoutMs',
+  'maxAttempts',
+  'baseDelayMs',
+  'maxDelayMs',
+  'fetch',
+  'sleep',
+  'random',
+  'clock',
+]);
+const SNIPPET_CHARS = 300;
+
+/** Prometheus HTTP API envelope (https://prometheus.io/docs/prometheus/latest/querying/api/#format-overview). */
+interface ApiData {
+  resultType: unknown;
+  result: unknown;
+}
+
+/** A `MetricsSource` over HTTP: signed POSTs with timeouts, retries with full-jitter backoff, and named errors. */
+export class HttpMetricsSource implements MetricsSource {
+  readonly #base: URL;
+  readonly #signer: SignatureV4;
+  readonly #fetch: typeof globalThis.fetch;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #random: () => number;
+  readonly #clock: Clock;
+  readonly #timeoutMs: number;
+  readonly #maxAttempts: number;
+  readonly #baseDelayMs: number;
+  readonly #maxDelayMs: number;
+
+  constructor(options: HttpMetricsSourceOptions) {
+    for (const key of Object.keys(options)) {
+      if (!KNOWN_OPTIONS.has(key)) {
+        throw new MetricsInvalidOptionError(key, 'unknown option', `one of ${[...KNOWN_OPTIONS].join(', ')}`);
+      }
+    }
+    this.#base = parseEndpoint(options.endpoint);
+    if (typeof options.region !== 'string' || !/^[a-z0-9-]+$/.test(options.region)) {
+      throw new MetricsInvalidOptionError('region', got(options.region), 'an AWS region such as "us-east-2"');
+    }
+    this.#timeoutMs = positive('timeoutMs', options.timeoutMs ?? DEFAULTS.timeoutMs);
+    this.#maxAttempts = options.maxAttempts ?? DEFAULTS.maxAttempts;
+    if (!Number.isInteger(this.#maxAttempts) || this.#maxAttempts < 1) {
+      throw new MetricsInvalidOptionError('maxAttempts', got(options.maxAttempts), 'an integer >= 1');
+    }
+    this.#baseDelayMs = nonNegative('baseDelayMs', options.baseDelayMs ?? DEFAULTS.baseDelayMs);
+    this.#maxDelayMs = nonNegative('maxDelayMs', options.maxDelayMs ?? DEFAULTS.maxDelayMs);
+    if (this.#maxDelayMs < this.#baseDelayMs) {
+      throw new MetricsInvalidOptionError(
+        'maxDelayMs',
+        got(options.maxDelayMs),
+        `a number >= baseDelayMs (${this.#baseDelayMs})`,
+      );
+    }
+    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#sleep = options.sleep ?? ((ms, signal) => sleepFor(ms, undefined, { signal }));
+    this.#random = options.random ?? Math.random;
+    this.#clock = options.clock ?? systemClock;
+    this.#signer = new SignatureV4({
+      service: AMP_SIGNING_SERVICE,
+      region: options.region,
+      credentials: options.credentials ?? defaultProvider(),
+      sha256: Sha256,
+    });
+  }
+
+  /** Runs an instant query (`POST api/v1/query`); a scalar result becomes one sample with no labels. */
+  async instant(query: string, options: InstantQueryOptions = {}): Promise<InstantSample[]> {
+    const params: Record<string, string> = { query };
+    if (options.timeMs !== undefined) params.time = toSeconds('timeMs', options.timeMs);
+    const data = await this.#request('api/v1/query', params, query, options.signal);
+    return parseInstantData(data, query);
+  }
+
+  /** Runs a range query (`POST api/v1/query_range`). */
+  async range(query: string, options: RangeQueryOptions): Promise<RangeSeries[]> {
+    const start = toSeconds('startMs', options.startMs);
+    const end = toSeconds('endMs', options.endMs);
+    if (options.endMs < options.startMs) {
+      throw new MetricsInvalidOptionError(
+        'endMs',
+        got(options.endMs),
+        `a time at or after startMs (${options.startMs})`,
+      );
+    }
+    if (!Number.isFinite(options.stepSeconds) || options.stepSeconds <= 0) {
+      throw new MetricsInvalidOptionError('stepSeconds', got(options.stepSeconds), 'a number of seconds > 0');
+    }
+    const params = { query, start, end, step: String(options.stepSeconds) };
+    const data = await this.#request('api/v1/query_range', params, query, options.signal);
+    return parseRangeData(data, query);
+  }
+
+  /** Sends the request up to `maxAttempts` times; only retryable errors (429, 5xx, network, timeout) retry. */
+  async #request(path: string, params: Record<string, string>, query: string, signal?: AbortSignal): Promise<ApiData> {
+    for (let attempt = 1; ; attempt++) {
+      if (signal?.aborted === true) throw new MetricsAbortedError({ query, cause: signal.reason });
+      try {
+        return await this.#attempt(path, params, query, signal);
+      } catch (error) {
+        if (!(error instanceof MetricsError) || !error.retryable || attempt >= this.#maxAttempts) throw error;
+        const delayMs = this.#delayBeforeRetry(attempt, error);
+        // The server asks for a longer pause than this client may wait: stop now, the error stays retryable.
+        if (delayMs > this.#maxDelayMs) throw error;
+        try {
+          await this.#sleep(delayMs, signal);
+        } catch (sleepError) {
+          throw new MetricsAbortedError({ query, cause: sleepError });
+        }
+      }
+    }
+  }
+
+  /**
+   * Retry-After when the server sent one, else "full jitter" (AWS Architecture Blog, "Exponential Backoff And
+   * Jitter", 2015): before the n-th retry, a uniform random delay in [0, min(maxDelay, base * 2^(n-1))].
+   */
+  #delayBeforeRetry(retry: number, error: MetricsError): number {
+    if (error instanceof MetricsHttpError && error.retryAfterMs !== undefined) return error.retryAfterMs;
+    const ceiling = Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** (retry - 1));
+    return Math.floor(this.#random() * ceiling);
+  }
+
+  /** Signs with the configured credentials; a credential failure becomes `MetricsSigningError`. */
+  async #sign(request: HttpRequest, query: string): Promise<HttpRequest> {
+    try {
+      return await this.#signer.sign(request, { signingDate: new Date(this.#clock.now()) });
+    } catch (error) {
+      throw new MetricsSigningError({ query, cause: error });
+    }
+  }
+
+  async #attempt(path: string, params: Record<string, string>, query: string, signal?: AbortSignal): Promise<ApiData> {
+    const url = new URL(path, this.#base);
+    const body = new URLSearchParams(params).toString();
+    const signed = await this.#sign(
+      {
+        method: 'POST',
+        protocol: url.protocol,
+        hostname: url.hostname,
+        ...(url.port === '' ? {} : { port: Number(url.port) }),
+        path: url.pathname,
+        query: {},
+        headers: { host: url.host, 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      },
+      query,
+    );
+    // fetch derives Host from the URL (the same value that was signed) and refuses to set it by hand.
+    const headers = Object.fromEntries(
+      Object.entries(signed.headers).filter(([name]) => name.toLowerCase() !== 'host'),
+    );
+
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+    let status: number;
+    let retryAfter: string | null;
+    let text: string;
+    try {
+      const response = await this.#fetch(url, { method: 'POST', headers, body, signal: combined });
+      status = response.status;
+      retryAfter = response.headers.get('retry-after');
+      text = await response.text();
+    } catch (error) {
+      if (signal?.aborted === true) throw new MetricsAbortedError({ query, cause: signal.reason });
+      if (timeout.aborted) throw new MetricsTimeoutError(this.#timeoutMs, { query, cause: error });
+      throw new MetricsNetworkError(redactUrl(url), { query, cause: error });
+    }
+
+    if (status < 200 || status > 299) throw httpError(status, text, retryAfter, this.#clock.now(), query);
+    return parseEnvelope(text, query);
+  }
+}
+
+/** Expects exactly one finite value from an instant query (the KEDA scaler's rule) and returns it. */
+export async function querySingleValue(
+  source: MetricsSource,
+  query: string,
+  options: InstantQueryOptions = {},
+): Promise<number> {
+  const samples = await source.instant(query, options);
+  const [first] = samples;
+  if (first === undefined) throw new MetricsEmptyResultError({ query });
+  if (samples.length > 1) {
+    throw new MetricsMultipleSeriesError(
+      samples.map((sample) => sample.labels),
+      'exactly one series',
+      { query },
+    );
+  }
+  if (!Number.isFinite(first.value)) throw new MetricsNonFiniteValueError(first.value, first.labels, { query });
+  return first.value;
+}
+
+/**
+ * Parses a Prometheus sample value. The API sends numbers as strings, including "NaN", "+Inf" and "-Inf"
+ * (Go's strconv.FormatFloat), so `Number()` alone is not enough; returns undefined when unparsable.
+ */
+export function parsePrometheusValue(text: string): number | undefined {
+  switch (text) {
+    case 'NaN':
+      return Number.NaN;
+    case '+Inf':
+    case 'Inf':
+      return Number.POSITIVE_INFINITY;
+    case '-Inf':
+      return Number.NEGATIVE_INFINITY;
+    default: {
+      if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) return undefined;
+      return Number(text);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+function parseEndpoint(endpoint: unknown): URL {
+  let url: URL;
+  try {
+    url = new URL(String(endpoint));
+  } catch (error) {
+    throw new MetricsInvalidOptionError(
+      'endpoint',
+      got(endpoint),
+      'an http(s) URL such as an AMP workspace URL',
+      error,
+    );
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new MetricsInvalidOptionError('endpoint', got(redactUrl(url)), 'an http(s) URL such as an AMP workspace URL');
+  }
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+    throw new MetricsInvalidOptionError(
+      'endpoint',
+      `got ${redactUrl(url)} with credentials, a query or a fragment`,
+      'a base URL without credentials, query or fragment',
+    );
+  }
+  // Relative resolution of `api/v1/query` keeps the workspace path only under a trailing slash.
+  if (!url.pathname.endsWith('/')) url.pathname = `${url.pathname}/`;
+  return url;
+}
+
+function got(value: unknown): string {
+  return `got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`;
+}
+
+function redactUrl(url: URL): string {
+  return `${url.protocol}//${url.host}${url.pathname}`;
+}
+
+function positive(field: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) throw new MetricsInvalidOptionError(field, got(value), 'a number > 0');
+  return value;
+}
+
+function nonNegative(field: string, value: number): number {
+  if (!Number.isFinite(value) || value < 0) throw new MetricsInvalidOptionError(field, got(value), 'a number >= 0');
+  return value;
+}
+
+/** Epoch ms to the API's seconds (decimals allowed). */
+function toSeconds(field: string, ms: number): string {
+  if (!Number.isFinite(ms)) throw new MetricsInvalidOptionError(field, got(ms), 'epoch milliseconds (a finite number)');
+  return String(ms / 1000);
+}
+
+function snippet(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.length > SNIPPET_CHARS ? `${trimmed.slice(0, SNIPPET_CHARS)}...` : trimmed;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Builds the error for a non-2xx answer. Retryable: 429 (throttled) and 5xx (Prometheus answers 503 for its own
+ * query timeouts and cancellations). Not retryable: other 4xx, among them 400 bad_data (a bad query) and 422.
+ * AMP answers 422 when a query times out on its side; the same query would very likely time out again and be
+ * billed for the samples it scanned each time, so it is not retried here; the next scheduled run tries afresh.
+ */
+function httpError(status: number, text: string, retryAfter: string | null, nowMs: number, query: string) {
+  let errorType: string | undefined;
+  let errorText: string | undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (isRecord(parsed)) {
+      if (typeof parsed.errorType === 'string') errorType = parsed.errorType;
+      if (typeof parsed.error === 'string') errorText = parsed.error;
+      else if (typeof parsed.message === 'string') errorText = parsed.message;
+      else if (typeof parsed.Message === 'string') errorText = parsed.Message;
+    }
+  } catch {
+    // Not JSON (a proxy's HTML page, plain text): keep the start of the body as the error text.
+  }
+  if (errorText === undefined && text.trim() !== '') errorText = snippet(text);
+  const retryAfterMs = parseRetryAfter(retryAfter, nowMs);
+  const retryable = status === 429 || status >= 500;
+  return new MetricsHttpError(
+    {
+      status,
+      ...(errorType === undefined ? {} : { errorType }),
+      ...(errorText === undefined ? {} : { errorText }),
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    },
+    retryable,
+    { query },
+  );
+}
+
+/** Retry-After is delay-seconds or an HTTP-date (RFC 9110 section 10.2.3). */
+function parseRetryAfter(header: string | null, nowMs: number): number | undefined {
+  if (header === null) return undefined;
+  const value = header.trim();
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const dateMs = Date.parse(value);
+  return Number.isNaN(dateMs) ? undefined : Math.max(0, dateMs - nowMs);
+}
+
+function parseEnvelope(text: string, query: string): ApiData {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new MetricsMalformedResponseError('the body is not JSON', snippet(text), { query, cause: error });
+  }
+  if (!isRecord(parsed))
+    throw new MetricsMalformedResponseError('the body is not a JSON object', snippet(text), { query });
+  if (parsed.status !== 'success') {
+    const detail = [parsed.errorType, parsed.error].filter((part) => typeof part === 'string').join(': ');
+    throw new MetricsMalformedResponseError(
+      `status is ${JSON.stringify(parsed.status)}, not "success"${detail === '' ? '' : ` (${detail})`}`,
+      snippet(text),
+      { query },
+    );
+  }
+  const data = parsed.data;
+  if (!isRecord(data) || !('resultType' in data) || !('result' in data)) {
+    throw new MetricsMalformedResponseError('data.resultType or data.result is missing', snippet(text), { query });
+  }
+  return { resultType: data.resultType, result: data.result };
+}
+
+function parseLabels(value: unknown, query: string): Record<string, string> {
+  if (!isRecord(value))
+    throw new MetricsMalformedResponseError('a series has no "metric" object', undefined, { query });
+  const labels: Record<string, string> = {};
+  for (const [name, labelValue] of Object.entries(value)) {
+    if (typeof labelValue !== 'string') {
+      throw new MetricsMalformedResponseError(`label ${JSON.stringify(name)} is not a string`, undefined, { query });
+    }
+    labels[name] = labelValue;
+  }
+  return labels;
+}
+
+/** Parses a `[<unix seconds>, "<value>"]` pair. */
+function parsePoint(value: unknown, query: string): { timestampMs: number; value: number } {
+  if (!Array.isArray(value) || value.length !== 2) {
+    throw new MetricsMalformedResponseError(
+      `a sample is not a [time, "value"] pair: ${JSON.stringify(value)}`,
+      undefined,
+      {
+        query,
+      },
+    );
+  }
+  const [time, text] = value as [unknown, unknown];
+  if (typeof time !== 'number' || !Number.isFinite(time)) {
+    throw new MetricsMalformedResponseError(`a sample time is not a number: ${JSON.stringify(time)}`, undefined, {
+      query,
+    });
+  }
+  const parsed = typeof text === 'string' ? parsePrometheusValue(text) : undefined;
+  if (parsed === undefined) {
+    throw new MetricsMalformedResponseError(`a sample value is not a number: ${JSON.stringify(text)}`, undefined, {
+      query,
+    });
+  }
+  return { timestampMs: Math.round(time * 1000), value: parsed };
+}
+
+function parseInstantData(data: ApiData, query: string): InstantSample[] {
+  if (data.resultType === 'scalar') {
+    return [{ labels: {}, ...parsePoint(data.result, query) }];
+  }
+  if (data.resultType !== 'vector') {
+    throw new MetricsMalformedResponseError(
+      `resultType ${JSON.stringify(data.resultType)} where an instant vector or scalar was expected`,
+      undefined,
+      { query },
+    );
+  }
+  if (!Array.isArray(data.result))
+    throw new MetricsMalformedResponseError('data.result is not an array', undefined, { query });
+  return data.result.map((item: unknown) => {
+    if (!isRecord(item))
+      throw new MetricsMalformedResponseError('a result item is not an object', undefined, { query });
+    return { labels: parseLabels(item.metric, query), ...parsePoint(item.value, query) };
+  });
+}
+
+function parseRangeData(data: ApiData, query: string): RangeSeries[] {
+  if (data.resultType !== 'matrix') {
+    throw new MetricsMalformedResponseError(
+      `resultType ${JSON.stringify(data.resultType)} where a range matrix was expected`,
+      undefined,
+      { query },
+    );
+  }
+  if (!Array.isArray(data.result))
+    throw new MetricsMalformedResponseError('data.result is not an array', undefined, { query });
+  return data.result.map((item: unknown) => {
+    if (!isRecord(item) || !Array.isArray(item.values)) {
+      throw new MetricsMalformedResponseError('a series has no "values" array', undefined, { query });
+    }
+    return {
+      labels: parseLabels(item.metric, query),
+      points: item.values.map((point: unknown) => parsePoint(point, query)),
+    };
+  });
+}
