@@ -1,0 +1,74 @@
+import type { Clock } from '../clock/clock.js';
+import type { MetricsSink } from '../cloudwatch/types.js';
+import type { CatalogResult, MetricsSource, Target } from '../metrics/types.js';
+
+/** The shape of `readCatalog` (shared/metrics/readCatalog.ts), injectable so tests can stand in for it. */
+export type ReadCatalogFn = (
+  source: MetricsSource,
+  target: Target,
+  options: { timeMs: number; rateWindow?: string; signal?: AbortSignal },
+) => Promise<CatalogResult>;
+
+/** The few logger methods the collector uses; Powertools' Logger fits. */
+export interface CollectorLogger {
+  debug(message: string, attributes: Record<string, unknown>): void;
+}
+
+export interface CollectorDeps {
+  /** The metrics source (AMP workspace or Prometheus) that holds `target`'s series. */
+  sourceFor(target: Target): MetricsSource;
+  sink: MetricsSink;
+  /** Default: the real `readCatalog`. */
+  readCatalog?: ReadCatalogFn;
+  clock: Clock;
+  logger?: CollectorLogger;
+}
+
+export interface CollectOptions {
+  /** CloudWatch namespace, e.g. `vLLM/EKSPilot`. */
+  namespace: string;
+  /** PromQL window of rates and quantiles (default: readCatalog's, `2m`). */
+  rateWindow?: string;
+  /** Targets collected at once. Default 2. */
+  concurrency?: number;
+  /** Fires before the Lambda deadline: targets not yet finished are reported as failed. */
+  signal?: AbortSignal;
+  /** Evaluation time, epoch ms (every query and every datum timestamp). Default: `clock.now()`. */
+  timeMs?: number;
+}
+
+export const TARGET_STATUS = { ok: 'ok', partial: 'partial', failed: 'failed' } as const;
+export type TargetStatus = (typeof TARGET_STATUS)[keyof typeof TARGET_STATUS];
+
+/** A query whose value did not reach CloudWatch because something went wrong. */
+export interface CollectFailure {
+  queryId: string;
+  /** The error message. */
+  error: string;
+  /** The error class name (`MetricsHttpError`, `CloudWatchBatchFailedError`, ...). */
+  name: string;
+}
+
+/** A query that had nothing to publish for a reason that is not a fault (no traffic, optional series absent, NaN). */
+export interface CollectSkip {
+  queryId: string;
+  reason: string;
+}
+
+/** What happened to one target. `reason` says why it is not `ok`. */
+export interface TargetCollectResult {
+  target: string;
+  status: TargetStatus;
+  /** Datums CloudWatch accepted. */
+  published: number;
+  skipped: CollectSkip[];
+  failures: CollectFailure[];
+  reason?: string;
+}
+
+export interface CollectResult {
+  /** Evaluation time, epoch ms. */
+  timeMs: number;
+  namespace: string;
+  targets: TargetCollectResult[];
+}
