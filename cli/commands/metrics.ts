@@ -1,0 +1,110 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { Command } from 'commander';
+import type { Context } from 'aws-lambda';
+import type { CollectResult } from '../../shared/collector/types.js';
+import { readCatalog } from '../../shared/metrics/readCatalog.js';
+import { readTwinState } from '../../sim/twin/stateFile.js';
+import { createHandler, depsFromEnvironment } from '../../functions/metrics-collector/handler.js';
+import { table } from '../output.js';
+import { printJson } from '../options.js';
+import { twinMetricsSource, twinTarget, useTwinCredentials } from '../twinContext.js';
+
+const RATE_WINDOW = /^(\d+(ms|s|m|h|d|w|y))+$/;
+
+export function registerMetricsCommands(program: Command): void {
+  const metrics = program.command('metrics').description('the Tier 1/2/3 metrics of the monitoring guide');
+
+  metrics
+    .command('collect')
+    .description('run the scheduled metrics collector Lambda once against the twin (AMP -> CloudWatch)')
+    .requiredOption('--state-file <file>', 'the state file written by `twin up`')
+    .option('--rate-window <duration>', 'PromQL window for rates and quantiles', '1m')
+    .option('--verbose', "also print the Lambda's own JSON log lines")
+    .option('--json', 'print the collector result as JSON')
+    .action(async (opts: { stateFile: string; rateWindow: string; verbose?: boolean; json?: boolean }) => {
+      const state = await readTwinState(opts.stateFile);
+      useTwinCredentials();
+      // The same handler the Lambda runs, configured the way serverless.yml configures it, but with the twin's URLs.
+      const env = {
+        TARGETS: JSON.stringify([twinTarget(state)]),
+        AMP_WORKSPACE_URL: state.prometheusUrl,
+        AWS_REGION: state.aws.region,
+        CLOUDWATCH_ENDPOINT: state.aws.cloudwatchEndpoint,
+        RATE_WINDOW: opts.rateWindow,
+      };
+      const logger = new Logger({ serviceName: 'metrics-collector', logLevel: opts.verbose ? 'INFO' : 'SILENT' });
+      const handler = createHandler(depsFromEnvironment(env, logger));
+      const result = (await handler({ time: new Date().toISOString() }, lambdaContext('metrics-collector'))) as
+        CollectResult | undefined;
+      if (!result) throw new Error('the collector returned nothing');
+      if (opts.json) return printJson(result);
+      process.stdout.write(
+        table(
+          ['target', 'status', 'published', 'skipped', 'failed', 'reason'],
+          result.targets.map((t) => [
+            t.target,
+            t.status,
+            t.published,
+            t.skipped.length,
+            t.failures.length,
+            t.reason ?? '',
+          ]),
+        ) +
+          `\nDatums went to the twin's CloudWatch (${state.aws.cloudwatchEndpoint}), namespace ${result.namespace}.\n`,
+      );
+    });
+
+  metrics
+    .command('read')
+    .description("read the catalog (Tier 1/2/3) for the twin's deployment from Prometheus and print it")
+    .requiredOption('--state-file <file>', 'the state file written by `twin up`')
+    .option('--rate-window <duration>', 'PromQL window for rates and quantiles', '1m')
+    .option('--json', 'print the readings as JSON')
+    .action(async (opts: { stateFile: string; rateWindow: string; json?: boolean }) => {
+      if (!RATE_WINDOW.test(opts.rateWindow))
+        throw new Error(`--rate-window: expected a PromQL duration such as 1m or 90s, got "${opts.rateWindow}"`);
+      const state = await readTwinState(opts.stateFile);
+      const result = await readCatalog(twinMetricsSource(state), twinTarget(state), {
+        timeMs: Date.now(),
+        rateWindow: opts.rateWindow,
+      });
+      if (opts.json)
+        return printJson({
+          ...result,
+          failures: result.failures.map((f) => ({ queryId: f.queryId, error: f.error.message })),
+        });
+      process.stdout.write(
+        table(
+          ['tier', 'metric', 'where', 'value', 'unit'],
+          result.readings.map((r) => [
+            r.tier,
+            r.metricName,
+            Object.values(r.dimensions).join(' ') || 'all',
+            r.value,
+            r.unit,
+          ]),
+        ) + '\n',
+      );
+      for (const s of result.skipped) process.stdout.write(`skipped ${s.queryId}: ${s.reason}\n`);
+      for (const f of result.failures) process.stdout.write(`FAILED ${f.queryId}: ${f.error.message}\n`);
+    });
+}
+
+/** The parts of a Lambda context the handlers read, for running them outside Lambda. */
+export function lambdaContext(functionName: string, timeoutMs = 60_000): Context {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '512',
+    awsRequestId: crypto.randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}

@@ -1,0 +1,83 @@
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { TwinStateFileError } from './errors.js';
+
+/**
+ * The twin's state file: written by `vllm-pilot twin up` once everything is ready, read by every command that talks
+ * to the twin (`--state-file`). It holds URLs only: the twin's AWS endpoints accept any credentials.
+ */
+export const twinStateSchema = z.strictObject({
+  version: z.literal(1),
+  profile: z.string(),
+  /** PID of the `twin up` process, so a stale file can be recognised. */
+  pid: z.number().int(),
+  startedAt: z.string(),
+  clusterName: z.string(),
+  region: z.string(),
+  namespace: z.string(),
+  deployment: z.string(),
+  model: z.string(),
+  vllmVersion: z.string(),
+  prometheusUrl: z.string().url(),
+  replicas: z.array(
+    z.strictObject({
+      name: z.string(),
+      node: z.string(),
+      gpuUuid: z.string(),
+      url: z.string().url(),
+      metricsUrl: z.string().url(),
+      dcgmMetricsUrl: z.string().url(),
+      cadvisorMetricsUrl: z.string().url(),
+    }),
+  ),
+  aws: z.strictObject({
+    region: z.string(),
+    cloudwatchEndpoint: z.string().url(),
+  }),
+});
+
+export type TwinState = z.infer<typeof twinStateSchema>;
+
+/** Writes the state file atomically, so a reader never sees half a file. */
+export async function writeTwinState(path: string, state: TwinState): Promise<void> {
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  await rename(tmp, path);
+}
+
+/** Reads and validates a state file; the error says what to do when it is missing, invalid or stale. */
+export async function readTwinState(path: string): Promise<TwinState> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (cause) {
+    throw new TwinStateFileError(
+      path,
+      `cannot read it (${(cause as NodeJS.ErrnoException).code ?? 'error'}); start the twin with \`vllm-pilot twin up --state-file ${path}\``,
+      { cause },
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (cause) {
+    throw new TwinStateFileError(path, 'it is not JSON', { cause });
+  }
+  const parsed = twinStateSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new TwinStateFileError(path, `${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+  }
+  if (!isAlive(parsed.data.pid))
+    throw new TwinStateFileError(path, `the twin that wrote it (pid ${parsed.data.pid}) is no longer running`);
+  return parsed.data;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
