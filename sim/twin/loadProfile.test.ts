@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BUILT_IN_PROFILES, loadProfile } from './loadProfile.js';
-import { ProfileInvalidError, ProfileNotFoundError, ProfileParseError } from './profiles/errors.js';
+import { ProfileInvalidError, ProfileNotFoundError, ProfileParseError } from './errors.js';
 
 let dir = '';
 

@@ -5,8 +5,8 @@ import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import type { Profile } from './profile.js';
 import { profileSchema } from './profile.js';
-import type { ProfileIssue } from './profiles/errors.js';
-import { ProfileInvalidError, ProfileNotFoundError, ProfileParseError } from './profiles/errors.js';
+import type { ProfileIssue } from './errors.js';
+import { ProfileInvalidError, ProfileNotFoundError, ProfileParseError } from './errors.js';
 
 /** The profiles shipped in sim/twin/profiles/ (`<name>.yaml`). */
 export const BUILT_IN_PROFILES = ['demo', 'ministral-8b-l40s'] as const;
