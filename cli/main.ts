@@ -9,7 +9,6 @@ import { registerTwinCommands } from './commands/twin.js';
  */
 const program = new Command('vllm-pilot')
   .description('Control plane for vLLM on Amazon EKS: metrics, calibration, alerts and preflight checks')
-  .showHelpAfterError('(run with --help for usage)')
   .exitOverride();
 
 registerDemoCommand(program);

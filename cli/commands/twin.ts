@@ -25,11 +25,17 @@ export function registerTwinCommands(program: Command): void {
     .action(async (opts: { profile: string; stateFile: string; install: boolean }) => {
       const profile = await loadProfile(opts.profile);
       const log = (line: string) => process.stderr.write(`twin: ${line}\n`);
+      // Listen before starting: Ctrl-C during a long model load must still stop Prometheus and clean up.
+      const stopRequested = new AbortController();
+      const onSignal = () => stopRequested.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
       const twinInstance = await startTwin({
         profile,
         stateFile: opts.stateFile,
         allowInstallPrometheus: opts.install,
         log,
+        signal: stopRequested.signal,
       });
       const { state } = twinInstance;
       process.stdout.write(
@@ -43,10 +49,8 @@ export function registerTwinCommands(program: Command): void {
           '',
         ].join('\n'),
       );
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
+      if (!stopRequested.signal.aborted)
+        await new Promise((resolve) => stopRequested.signal.addEventListener('abort', resolve, { once: true }));
       log('stopping');
       await twinInstance.stop();
       await rm(opts.stateFile, { force: true });

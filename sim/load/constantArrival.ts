@@ -178,12 +178,15 @@ export async function runConstantArrivalLoad(options: ConstantArrivalOptions): P
     };
     tick();
   });
-  const loadEndMs = Math.max(clock.now(), startMs + durationS * 1000);
+  // A stopped run's window ends when it was stopped; a full run's at its planned end (late timers do not shorten it).
+  const loadEndMs = options.signal?.aborted ? clock.now() : Math.max(clock.now(), startMs + durationS * 1000);
 
   // Graceful stop: wait for what is in flight, then abort the rest.
   const stopTimer = setTimeout(() => inFlight.forEach((c) => c.abort(INTERRUPTED)), gracefulStopMs);
   const onAbort = () => inFlight.forEach((c) => c.abort('stopped'));
-  options.signal?.addEventListener('abort', onAbort, { once: true });
+  // Stopped during the arrivals: cancel what is in flight now; stopped later: when the signal fires.
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
   await Promise.all(pending);
   clearTimeout(stopTimer);
   options.signal?.removeEventListener('abort', onAbort);

@@ -31,6 +31,8 @@ export interface StartTwinOptions {
   stateFile?: string;
   /** How long to wait for every replica to load and every target to be scraped (default: load time + 60 s). */
   readyTimeoutMs?: number;
+  /** Stops the start-up (Ctrl-C while a model loads): what was started is stopped, and startTwin rejects. */
+  signal?: AbortSignal;
 }
 
 export interface Replica {
@@ -61,9 +63,13 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
   const stopAll = async () => {
     for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
   };
+  const checkpoint = () => {
+    if (options.signal?.aborted) throw new TwinStartError('start-up stopped before the twin was ready');
+  };
 
   try {
     const installation = await ensurePrometheus({ allowInstall: options.allowInstallPrometheus ?? false, log });
+    checkpoint();
     const cloudwatch = await startCloudWatchTwin({ region: TWIN_REGION });
     stops.push(() => cloudwatch.stop());
 
@@ -75,6 +81,7 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       const node = await startNodeAgent({ identity, gpu: profile.gpu, telemetry: vllm, clock });
       stops.push(() => node.stop());
       replicas.push({ vllm, node });
+      checkpoint();
       log(`replica ${identity.pod}: vLLM at ${vllm.url}, exporters at ${node.url}`);
     }
 
@@ -85,6 +92,7 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       log,
     });
     stops.push(() => prometheus.stop());
+    checkpoint();
 
     const timeoutMs = options.readyTimeoutMs ?? profile.startup.modelLoadSeconds * 1000 + 60_000;
     log(`waiting for ${profile.replicas} replica(s) to load the model (${profile.startup.modelLoadSeconds} s)`);
@@ -92,8 +100,10 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       () => replicas.every((r) => r.vllm.telemetry().loaded),
       timeoutMs,
       () => new TwinStartError(`replicas did not load within ${timeoutMs} ms`),
+      checkpoint,
     );
     await prometheus.waitForTargets({ timeoutMs });
+    checkpoint();
 
     const state: TwinState = {
       version: 1,
@@ -162,9 +172,15 @@ export function scrapeTargets(replicas: readonly Replica[]): TargetGroups {
   };
 }
 
-async function waitUntil(done: () => boolean, timeoutMs: number, onTimeout: () => Error): Promise<void> {
+async function waitUntil(
+  done: () => boolean,
+  timeoutMs: number,
+  onTimeout: () => Error,
+  checkpoint: () => void,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!done()) {
+    checkpoint();
     if (Date.now() > deadline) throw onTimeout();
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -1,0 +1,389 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TwinState } from '../sim/twin/stateFile.js';
+import { readTwinState } from '../sim/twin/stateFile.js';
+
+// The `vllm-pilot` command as a user runs it: `node bin/vllm-pilot.js ...` in a child process.
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = join(ROOT, 'bin', 'vllm-pilot.js');
+/** Commander's hint after a usage error; the reason itself must still fit on one line. */
+const USAGE_HINT = '(run with --help for usage)';
+
+interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment of a user's shell: no jest flags, no debug stack traces. */
+function userEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  delete env.VLLM_PILOT_DEBUG;
+  return env;
+}
+
+function start(args: readonly string[]): ChildProcess {
+  return spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Runs the CLI to completion and collects its exit code and output. */
+function run(args: readonly string[]): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = start(args);
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The lines on stderr that state the problem (everything but commander's usage hint). */
+function reasonLines(stderr: string): string[] {
+  return stderr.split('\n').filter((line) => line.trim() !== '' && line.trim() !== USAGE_HINT);
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Opens a TCP connection to a URL's port: 'connected', or the error code (ECONNREFUSED once nothing listens). */
+function tcpProbe(url: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port) });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
+}
+
+/** The pid of a process that has exited (a state file naming it is stale). */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+  await new Promise((done) => child.once('exit', done));
+  if (child.pid === undefined) throw new Error('could not start a short-lived process');
+  return child.pid;
+}
+
+/** A state file as `twin up` writes it (valid against the schema), for the error cases. */
+function stateFixture(pid: number): TwinState {
+  return {
+    version: 1,
+    profile: 'demo',
+    pid,
+    startedAt: '2026-01-01T00:00:00.000Z',
+    clusterName: 'ai-eks-docs',
+    region: 'us-east-2',
+    namespace: 'default',
+    deployment: 'vllm-inference-app',
+    model: 'mistralai/Ministral-3-8B-Instruct-2512',
+    vllmVersion: '0.11',
+    prometheusUrl: 'http://127.0.0.1:9',
+    replicas: [
+      {
+        name: 'vllm-inference-app-7d9c8b6f5d-x2k4q',
+        node: 'ip-10-0-16-17.us-east-2.compute.internal',
+        gpuUuid: 'GPU-1c7f2a9e-5b3d-4e8f-a0c2-7d9e6b4f3a21',
+        url: 'http://127.0.0.1:9',
+        metricsUrl: 'http://127.0.0.1:9/metrics',
+        dcgmMetricsUrl: 'http://127.0.0.1:9/metrics',
+        cadvisorMetricsUrl: 'http://127.0.0.1:9/metrics/cadvisor',
+      },
+    ],
+    aws: { region: 'us-east-2', cloudwatchEndpoint: 'http://127.0.0.1:9' },
+  };
+}
+
+let dir: string;
+let unknownKeyProfile: string;
+let badValueProfile: string;
+let oneReplicaProfile: string;
+let staleStateFile: string;
+let notJsonStateFile: string;
+let stalePid: number;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'vllm-pilot-cli-'));
+  unknownKeyProfile = join(dir, 'unknown-key.yaml');
+  await writeFile(unknownKeyProfile, 'extends: demo\nengine:\n  maxNumSeq: 4\n');
+  badValueProfile = join(dir, 'bad-value.yaml');
+  await writeFile(badValueProfile, 'extends: demo\nengine:\n  decodeStepMs:\n    base: -1\n');
+  oneReplicaProfile = join(dir, 'one-replica.yaml');
+  await writeFile(oneReplicaProfile, 'extends: demo\nreplicas: 1\n');
+  stalePid = await deadPid();
+  staleStateFile = join(dir, 'stale-state.json');
+  await writeFile(staleStateFile, JSON.stringify(stateFixture(stalePid)));
+  notJsonStateFile = join(dir, 'not-json.json');
+  await writeFile(notJsonStateFile, 'not json');
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('Command: vllm-pilot --help', () => {
+  it.each([
+    { case: 'the root', args: [], lists: ['demo', 'twin', 'metrics', '--help'] },
+    { case: 'twin', args: ['twin'], lists: ['up', 'capacity', 'load'] },
+    { case: 'twin up', args: ['twin', 'up'], lists: ['--profile', '--state-file', '--no-install'] },
+    {
+      case: 'twin capacity',
+      args: ['twin', 'capacity'],
+      lists: ['--profile', '--prompt-tokens', '--max-tokens', '--at-rps', '--json'],
+    },
+    {
+      case: 'twin load',
+      args: ['twin', 'load'],
+      lists: ['--state-file', '--rps', '--duration', '--prompt-tokens', '--max-tokens', '--max-vus', '--json'],
+    },
+    { case: 'metrics', args: ['metrics'], lists: ['collect', 'read'] },
+    { case: 'metrics read', args: ['metrics', 'read'], lists: ['--state-file', '--rate-window', '--json'] },
+    {
+      case: 'metrics collect',
+      args: ['metrics', 'collect'],
+      lists: ['--state-file', '--rate-window', '--verbose', '--json'],
+    },
+    { case: 'demo', args: ['demo'], lists: ['--profile', '--duration', '--no-install'] },
+  ])(
+    '$case: exits 0 and lists its commands and options',
+    async ({ args, lists }) => {
+      // Act
+      const result = await run([...args, '--help']);
+
+      // Assess
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toMatch(/^Usage: vllm-pilot/);
+      for (const item of lists) expect(result.stdout).toContain(item);
+    },
+    30_000,
+  );
+});
+
+describe('Command: vllm-pilot (bad input)', () => {
+  it.each([
+    {
+      case: 'an unknown profile lists the built-ins',
+      args: () => ['twin', 'capacity', '--profile', 'no-such-profile'],
+      code: 1,
+      reason: () => /Unknown profile "no-such-profile".*demo, ministral-8b-l40s/,
+    },
+    {
+      case: 'a profile file with an unknown key names the key',
+      args: () => ['twin', 'capacity', '--profile', unknownKeyProfile],
+      code: 1,
+      reason: () => /engine: unknown key "maxNumSeq" \(accepted: maxNumSeqs/,
+    },
+    {
+      case: 'a profile file with a bad value names its path',
+      args: () => ['twin', 'capacity', '--profile', badValueProfile],
+      code: 1,
+      reason: () => /engine\.decodeStepMs\.base: .*\(got -1\)/,
+    },
+    {
+      case: '--rps -1',
+      args: () => ['twin', 'load', '--state-file', staleStateFile, '--rps', '-1', '--duration', '3'],
+      code: 2,
+      reason: () => /--rps.*'-1' is invalid.*expected a number > 0/,
+    },
+    {
+      case: '--max-tokens 0',
+      args: () => ['twin', 'capacity', '--profile', 'demo', '--max-tokens', '0'],
+      code: 2,
+      reason: () => /--max-tokens.*'0' is invalid.*expected an integer >= 1/,
+    },
+    {
+      case: 'a missing --state-file file',
+      args: () => ['metrics', 'read', '--state-file', join(dir, 'missing.json')],
+      code: 1,
+      reason: () => /twin state file .*missing\.json: cannot read it \(ENOENT\).*twin up/,
+    },
+    {
+      case: 'a state file whose twin (pid) is dead',
+      args: () => ['twin', 'load', '--state-file', staleStateFile, '--rps', '1', '--duration', '1'],
+      code: 1,
+      reason: () => new RegExp(`the twin that wrote it \\(pid ${stalePid}\\) is no longer running`),
+    },
+    {
+      case: 'a state file that is not JSON',
+      args: () => ['metrics', 'collect', '--state-file', notJsonStateFile],
+      code: 1,
+      reason: () => /twin state file .*not-json\.json: it is not JSON/,
+    },
+    {
+      case: 'an unknown command',
+      args: () => ['no-such-command'],
+      code: 2,
+      reason: () => /unknown command 'no-such-command'/,
+    },
+  ])(
+    '$case: exits non-zero with one line on stderr naming the problem',
+    async ({ args, code, reason }) => {
+      // Act
+      const result = await run(args());
+
+      // Assess
+      expect(result.code).toBe(code);
+      expect(result.stdout).toBe('');
+      const lines = reasonLines(result.stderr);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(reason());
+    },
+    30_000,
+  );
+});
+
+describe('Command: vllm-pilot twin capacity', () => {
+  it("measures one ministral-8b-l40s replica at 50-60 requests/s for the guide's shape", async () => {
+    // Act
+    const result = await run(['twin', 'capacity', '--profile', 'ministral-8b-l40s', '--json']);
+
+    // Assess
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout) as { capacityRps: number; shape: unknown; latency: unknown[] };
+    expect(json.shape).toEqual({ promptTokens: 35, maxTokens: 100 });
+    expect(json.capacityRps).toBeGreaterThanOrEqual(50);
+    expect(json.capacityRps).toBeLessThanOrEqual(60);
+    expect(json.latency.length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('--at-rps 40 gives a p95 end-to-end latency of 2-3 s, as the guide measured below saturation', async () => {
+    // Act
+    const result = await run(['twin', 'capacity', '--profile', 'ministral-8b-l40s', '--at-rps', '40', '--json']);
+
+    // Assess
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout) as { latency: Array<{ rps: number; p95E2eS: number }> };
+    expect(json.latency).toHaveLength(1);
+    expect(json.latency[0]?.rps).toBe(40);
+    expect(json.latency[0]?.p95E2eS).toBeGreaterThanOrEqual(2);
+    expect(json.latency[0]?.p95E2eS).toBeLessThanOrEqual(3);
+  }, 60_000);
+});
+
+describe('Command: vllm-pilot twin up (with load, metrics read and metrics collect)', () => {
+  // One twin for the whole block, from a profile file that extends demo with one replica: the steps a user takes.
+  let twinUp: ChildProcess;
+  let upStderr = '';
+  let exit: Promise<number | null>;
+  let stateFile: string;
+  let state: TwinState;
+
+  beforeAll(async () => {
+    stateFile = join(dir, 'state.json');
+    twinUp = start(['twin', 'up', '--profile', oneReplicaProfile, '--state-file', stateFile, '--no-install']);
+    twinUp.stderr?.on('data', (chunk: Buffer) => (upStderr += chunk.toString('utf8')));
+    twinUp.stdout?.resume();
+    exit = new Promise((resolve) => twinUp.once('exit', (code) => resolve(code)));
+    let exited = false;
+    void exit.then(() => (exited = true));
+    // Poll for the state file: it appears once the replica has loaded and Prometheus has scraped every target.
+    for (let attempt = 0; attempt < 900 && !exited && !(await exists(stateFile)); attempt++) {
+      await new Promise((done) => setTimeout(done, 100));
+    }
+    if (!(await exists(stateFile))) throw new Error(`twin up wrote no state file; its stderr:\n${upStderr}`);
+  }, 120_000);
+
+  afterAll(async () => {
+    // Only if a test failed before the SIGTERM test: never leave a twin (and its Prometheus) behind.
+    if (twinUp?.exitCode === null && twinUp.signalCode === null) {
+      twinUp.kill('SIGTERM');
+      await exit;
+    }
+  }, 60_000);
+
+  it('writes a state file that parses, names its own pid and lists the one replica, whose /health answers 200', async () => {
+    // Act
+    state = await readTwinState(stateFile);
+
+    // Assess
+    expect(state.pid).toBe(twinUp.pid);
+    expect(state.profile).toBe('demo');
+    expect(state.replicas).toHaveLength(1);
+    for (const replica of state.replicas) {
+      const health = await fetch(`${replica.url}/health`);
+      expect(health.status).toBe(200);
+    }
+  });
+
+  it('twin load offers 10 req/s for 3 s and every one of the 30 requests completes', async () => {
+    // Act
+    const result = await run([
+      'twin',
+      'load',
+      '--state-file',
+      stateFile,
+      '--rps',
+      '10',
+      '--duration',
+      '3',
+      '--max-tokens',
+      '16',
+      '--json',
+    ]);
+
+    // Assess
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(summary).toMatchObject({ iterations: 30, completed: 30, failed: 0, droppedIterations: 0 });
+  }, 60_000);
+
+  it('metrics read reads the catalog from the twin’s Prometheus without failures', async () => {
+    // Act
+    const result = await run(['metrics', 'read', '--state-file', stateFile, '--json']);
+
+    // Assess
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout) as {
+      target: { name: string };
+      readings: Array<{ queryId: string; value: number }>;
+      failures: unknown[];
+    };
+    expect(json.target.name).toBe('twin-demo');
+    expect(json.failures).toEqual([]);
+    const ids = json.readings.map((r) => r.queryId);
+    expect(ids).toEqual(expect.arrayContaining(['e2e_latency_p95', 'queue_depth', 'gpu_utilization']));
+    // The load just ran: the p95 end-to-end latency has a value.
+    expect(json.readings.find((r) => r.queryId === 'e2e_latency_p95')?.value).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('metrics collect runs the collector Lambda once: status ok for the one target, datums published', async () => {
+    // Act
+    const result = await run(['metrics', 'collect', '--state-file', stateFile, '--json']);
+
+    // Assess
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout) as { targets: Array<{ target: string; status: string; published: number }> };
+    expect(json.targets).toHaveLength(1);
+    expect(json.targets[0]).toMatchObject({ target: 'twin-demo', status: 'ok' });
+    expect(json.targets[0]?.published).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('stops on SIGTERM: exits 0, removes the state file, and Prometheus and the replica stop listening', async () => {
+    // Act
+    twinUp.kill('SIGTERM');
+    const code = await exit;
+
+    // Assess
+    expect(code).toBe(0);
+    expect(await exists(stateFile)).toBe(false);
+    expect(await tcpProbe(state.prometheusUrl)).toBe('ECONNREFUSED');
+    for (const replica of state.replicas) expect(await tcpProbe(replica.url)).toBe('ECONNREFUSED');
+    expect(upStderr).toContain('twin: stopped');
+  }, 60_000);
+});

@@ -1,0 +1,74 @@
+import { readFileSync } from 'node:fs';
+import type { Profile } from '../../sim/twin/profile.js';
+import { loadProfile } from '../../sim/twin/loadProfile.js';
+import { startTwin, type Twin } from '../../sim/twin/twin.js';
+import { postJson } from './http.js';
+
+/** The demo request shape of the AWS guide's k6 script: a 35-token prompt, 32 tokens out. */
+export const DEMO_SHAPE = { promptTokens: 35, maxTokens: 32 } as const;
+
+/** The built-in demo profile with some fields replaced (the twin validates nothing again: keep them valid). */
+export async function demoProfile(
+  overrides: Partial<Pick<Profile, 'replicas' | 'vllmVersion'>> = {},
+): Promise<Profile> {
+  return { ...(await loadProfile('demo')), ...overrides };
+}
+
+/** Starts a twin of the demo profile (Prometheus must be installed: the tests never install it). */
+export async function startDemoTwin(
+  overrides: Partial<Pick<Profile, 'replicas' | 'vllmVersion'>> = {},
+  stateFile?: string,
+): Promise<Twin> {
+  return startTwin({
+    profile: await demoProfile(overrides),
+    allowInstallPrometheus: false,
+    ...(stateFile === undefined ? {} : { stateFile }),
+  });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Sends each replica its warm-up requests (the profile's `startup.warmupRequests`, at once) and waits for them, so
+ * that measurements afterwards see the warmed-up engine, as the guide's warm-up Job does before a load test.
+ */
+export async function warmUp(twin: Twin): Promise<void> {
+  const requests = twin.state.replicas.flatMap((replica) =>
+    Array.from({ length: twin.profile.startup.warmupRequests }, () =>
+      postJson(`${replica.url}/v1/completions`, {
+        model: twin.state.model,
+        prompt: 'Warm up the engine.',
+        max_tokens: DEMO_SHAPE.maxTokens,
+      }),
+    ),
+  );
+  const answers = await Promise.all(requests);
+  const failed = answers.filter((answer) => answer.status !== 200);
+  if (failed.length > 0) throw new Error(`warm-up: ${failed.length} requests failed (first: ${failed[0]?.text})`);
+}
+
+/** The process has exited: no such PID, or a zombie nobody has reaped yet (containers without an init). */
+export function isGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
+}
+
+/** Polls `check` every 100 ms until it holds or `attempts` ran out; resolves with its last answer. */
+export async function eventually(check: () => boolean, attempts = 100): Promise<boolean> {
+  for (let i = 0; i < attempts; i++) {
+    if (check()) return true;
+    await sleep(100);
+  }
+  return check();
+}
