@@ -2,14 +2,13 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { Command } from 'commander';
 import type { Context } from 'aws-lambda';
 import type { CollectResult } from '../../shared/collector/types.js';
+import { assertDuration } from '../../shared/metrics/promql.js';
 import { readCatalog } from '../../shared/metrics/readCatalog.js';
 import { readTwinState } from '../../sim/twin/stateFile.js';
 import { createHandler, depsFromEnvironment } from '../../functions/metrics-collector/handler.js';
 import { table } from '../output.js';
 import { printJson } from '../options.js';
 import { twinMetricsSource, twinTarget, useTwinCredentials } from '../twinContext.js';
-
-const RATE_WINDOW = /^(\d+(ms|s|m|h|d|w|y))+$/;
 
 export function registerMetricsCommands(program: Command): void {
   const metrics = program.command('metrics').description('the Tier 1/2/3 metrics of the monitoring guide');
@@ -61,8 +60,7 @@ export function registerMetricsCommands(program: Command): void {
     .option('--rate-window <duration>', 'PromQL window for rates and quantiles', '1m')
     .option('--json', 'print the readings as JSON')
     .action(async (opts: { stateFile: string; rateWindow: string; json?: boolean }) => {
-      if (!RATE_WINDOW.test(opts.rateWindow))
-        throw new Error(`--rate-window: expected a PromQL duration such as 1m or 90s, got "${opts.rateWindow}"`);
+      assertDuration(opts.rateWindow, '--rate-window');
       const state = await readTwinState(opts.stateFile);
       const result = await readCatalog(twinMetricsSource(state), twinTarget(state), {
         timeMs: Date.now(),

@@ -1,4 +1,4 @@
-import { mapWithConcurrency } from '../cloudwatch/mapWithConcurrency.js';
+import { mapWithConcurrency } from '../util/mapWithConcurrency.js';
 import type { PublishResult } from '../cloudwatch/types.js';
 import { readCatalog } from '../metrics/readCatalog.js';
 import type { CatalogResult, Target } from '../metrics/types.js';

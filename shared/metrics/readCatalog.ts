@@ -2,6 +2,7 @@
  * Runs the catalog for one target and turns the answers into readings. One bad query never sinks the others: its
  * error becomes a `failures` entry; an expected absence (no traffic, an optional series) becomes a `skipped` entry.
  */
+import { mapWithConcurrency } from '../util/mapWithConcurrency.js';
 import { CATALOG, type CatalogEntry } from './catalog.js';
 import { DCGM_LABELS, assertDuration, assertTarget } from './promql.js';
 import type { CatalogReading, CatalogResult, InstantSample, MetricsSource, Target } from './types.js';
@@ -47,15 +48,9 @@ export async function readCatalog(
   // A bad target is a configuration error for the caller to fix, not a per-query failure.
   assertTarget(target);
 
-  const outcomes: Outcome[] = new Array<Outcome>(catalog.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (let index = next++; index < catalog.length; index = next++) {
-      const entry = catalog[index];
-      if (entry !== undefined) outcomes[index] = await readEntry(source, target, entry, { timeMs, rateWindow, signal });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, catalog.length) }, worker));
+  const outcomes = await mapWithConcurrency(catalog, concurrency, (entry) =>
+    readEntry(source, target, entry, { timeMs, rateWindow, signal }),
+  );
 
   // Results keep catalog order, whatever order the answers came in, so two runs compare line by line.
   const result: CatalogResult = { target, timeMs, readings: [], failures: [], skipped: [] };
