@@ -65,7 +65,13 @@ export const profileSchema = z.strictObject({
     warmupSlowdown: z.number().gte(1),
   }),
   prometheus: z.strictObject({ scrapeIntervalSeconds: positive.max(60) }),
-  keda: z.strictObject({ pollingIntervalSeconds: positive.max(300) }).default({ pollingIntervalSeconds: 30 }),
+  keda: z
+    .strictObject({
+      /** Whether the KEDA operator and its CRDs are installed in the twin's cluster. */
+      installed: z.boolean().default(true),
+      pollingIntervalSeconds: positive.max(300),
+    })
+    .default({ installed: true, pollingIntervalSeconds: 30 }),
 });
 
 export type Profile = z.infer<typeof profileSchema>;
