@@ -87,8 +87,16 @@ export interface ObjectStore {
    * status). A `metadata.resourceVersion` that is not the current one is 409 Conflict; absent means "unconditional".
    */
   update(object: KubeObject, options?: { subresource?: 'status' }): KubeObject;
-  /** Deletes and returns the object; 404 when absent. Dependents (ownerReferences) are garbage-collected. */
-  delete(kind: Kind, namespace: string | undefined, name: string): KubeObject;
+  /**
+   * Deletes and returns the object; 404 when absent. Dependents (ownerReferences) are garbage-collected unless the
+   * propagation policy is Orphan; deleting a Namespace deletes what is in it.
+   */
+  delete(
+    kind: Kind,
+    namespace: string | undefined,
+    name: string,
+    options?: { propagationPolicy?: 'Background' | 'Foreground' | 'Orphan' },
+  ): KubeObject;
   /** Calls `listener` for every later change of `kind` (all namespaces). Returns an unsubscribe function. */
   watch(kind: Kind, listener: (event: WatchEvent) => void): () => void;
 }
