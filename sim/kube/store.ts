@@ -108,9 +108,9 @@ export class MemoryObjectStore implements ObjectStore {
       else if (!('status' in next) && 'status' in current) merged.status = structuredClone(current.status);
       merged.metadata = {
         ...next.metadata,
-        uid: current.metadata.uid as string,
-        creationTimestamp: current.metadata.creationTimestamp as string,
-        generation: current.metadata.generation as number,
+        uid: current.metadata.uid,
+        creationTimestamp: current.metadata.creationTimestamp,
+        generation: current.metadata.generation,
       };
       if (!isDeepStrictEqual(specOf(current), specOf(merged))) {
         merged.metadata.generation = (current.metadata.generation ?? 0) + 1;

@@ -46,7 +46,7 @@ const MODELS: Readonly<Record<Kind, ModelClass>> = {
   CustomResourceDefinition,
   ClusterRole,
   ClusterRoleBinding,
-} as unknown as Record<Kind, ModelClass>;
+};
 
 /** DNS-1123 subdomain (most object names) and label (namespaces, services). */
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
