@@ -120,13 +120,16 @@ export class KubeApiForbiddenError extends KubeApiError {
     user: string,
     verb: string,
     namespace?: string,
+    /** `scale`, `status`, `log`: named in the message as the real server does (`resource "deployments/scale"`). */
+    subresource?: string,
   ) {
     const what = info ? qualifiedResource(info) : 'the resource';
     const scope = namespace ? ` in the namespace "${namespace}"` : ' at the cluster scope';
+    const resource = `${info?.plural ?? ''}${subresource ? `/${subresource}` : ''}`;
     super(
       403,
       'Forbidden',
-      `${what}${name ? ` "${name}"` : ''} is forbidden: User "${user}" cannot ${verb} resource "${info?.plural ?? ''}" in API group "${info?.group ?? ''}"${scope}`,
+      `${what}${name ? ` "${name}"` : ''} is forbidden: User "${user}" cannot ${verb} resource "${resource}" in API group "${info?.group ?? ''}"${scope}`,
       info ? detailsOf(info, name) : undefined,
     );
     this.name = 'KubeApiForbiddenError';

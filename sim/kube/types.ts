@@ -25,6 +25,8 @@ export interface ObjectMeta {
   generateName?: string;
   finalizers?: string[];
   managedFields?: unknown[];
+  /** The same open shape as the product's ObjectMeta (shared/kube/types.ts), so objects pass between them. */
+  [field: string]: unknown;
 }
 
 /** Any Kubernetes object as stored and served (JSON). */

@@ -1,0 +1,107 @@
+import { KubeApiError, type StatusCause } from '../errors.js';
+
+/**
+ * Errors of the twin's HTTP API server. They extend KubeApiError (sim/kube/errors.ts), so every one of them carries
+ * the HTTP status and the `Status` body the real kube-apiserver sends in the same situation.
+ */
+
+/** 404 for a path or resource the server does not serve (an unknown resource, or a custom resource without its CRD). */
+export class KubeApiResourceNotServedError extends KubeApiError {
+  constructor(readonly path: string) {
+    super(404, 'NotFound', 'the server could not find the requested resource', {});
+    this.name = 'KubeApiResourceNotServedError';
+  }
+}
+
+/** 415: the PATCH content type is not one this resource accepts (strategic merge on a custom resource, say). */
+export class KubeApiUnsupportedMediaTypeError extends KubeApiError {
+  constructor(
+    readonly contentType: string,
+    readonly accepted: readonly string[],
+  ) {
+    super(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+    );
+    this.name = 'KubeApiUnsupportedMediaTypeError';
+  }
+}
+
+/** 413: the request body is larger than the server reads (the real server's limit is 3 MiB as well). */
+export class KubeApiRequestEntityTooLargeError extends KubeApiError {
+  constructor(readonly limitBytes: number) {
+    super(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limitBytes}`);
+    this.name = 'KubeApiRequestEntityTooLargeError';
+  }
+}
+
+/** 422: a patch is well formed but cannot be applied to the object (a JSON-patch `test` failed, a path is missing). */
+export class KubeApiPatchNotApplicableError extends KubeApiError {
+  constructor(message: string) {
+    super(422, 'Invalid', message);
+    this.name = 'KubeApiPatchNotApplicableError';
+  }
+}
+
+/** 422: an option of the request (DeleteOptions, a Scale) has a bad value; names the field and what is accepted. */
+export class KubeApiInvalidOptionError extends KubeApiError {
+  constructor(
+    group: string,
+    kind: string,
+    name: string,
+    readonly causes: StatusCause[],
+  ) {
+    const qualified = group ? `${kind}.${group}` : kind;
+    super(
+      422,
+      'Invalid',
+      `${qualified} "${name}" is invalid: ${causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message)).join(', ')}`,
+      { name, group, kind, causes },
+    );
+    this.name = 'KubeApiInvalidOptionError';
+  }
+}
+
+/** 500: a bug or an unexpected failure inside the twin; the cause is kept for the log. */
+export class KubeApiInternalError extends KubeApiError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(500, 'InternalError', `Internal error occurred: ${message}`);
+    this.name = 'KubeApiInternalError';
+    if (options?.cause !== undefined) this.cause = options.cause;
+  }
+}
+
+/** The API server could not start listening on 127.0.0.1. Retryable (a port or file descriptor may free up). */
+export class KubeApiServerStartError extends KubeApiError {
+  constructor(options?: ErrorOptions) {
+    const reason = options?.cause instanceof Error ? `: ${options.cause.message}` : '';
+    super(500, 'InternalError', `the twin's Kubernetes API server could not start${reason}`);
+    this.name = 'KubeApiServerStartError';
+    if (options?.cause !== undefined) this.cause = options.cause;
+  }
+}
+
+/** A kubeconfig could not be written (bad directory, permissions). Not retryable: fix the path. */
+export class KubeconfigWriteError extends KubeApiError {
+  constructor(
+    readonly path: string,
+    options?: ErrorOptions,
+  ) {
+    const reason = options?.cause instanceof Error ? `: ${options.cause.message}` : '';
+    super(500, 'InternalError', `could not write the kubeconfig ${path}${reason}`);
+    this.name = 'KubeconfigWriteError';
+    if (options?.cause !== undefined) this.cause = options.cause;
+  }
+}
+
+/** A kubeconfig option is missing or malformed (the field, what was wrong, what is accepted). */
+export class KubeconfigOptionError extends KubeApiError {
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
+    super(400, 'BadRequest', `writeKubeconfig: ${field} ${problem}`);
+    this.name = 'KubeconfigOptionError';
+  }
+}
