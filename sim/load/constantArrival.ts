@@ -57,7 +57,7 @@ export interface LoadSummary {
   interrupted: number;
   /** Completed requests per second of the load window. */
   achievedRps: number;
-  latencyMs: { mean: number; p50: number; p90: number; p95: number; p99: number; max: number };
+  latencyMs: { mean: number; min: number; p50: number; p90: number; p95: number; p99: number; max: number };
   generatedTokens: number;
   /** Failures by cause (HTTP status or error name), for the summary. */
   failures: Record<string, number>;
@@ -206,6 +206,7 @@ export async function runConstantArrivalLoad(options: ConstantArrivalOptions): P
     achievedRps: completed / windowS,
     latencyMs: {
       mean: mean(latencies),
+      min: latencies.length ? Math.min(...latencies) : Number.NaN,
       p50: quantile(latencies, 0.5),
       p90: quantile(latencies, 0.9),
       p95: quantile(latencies, 0.95),
