@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerMetricsCommands } from './commands/metrics.js';
+import { registerRenderCommand } from './commands/render.js';
 import { registerTwinCommands } from './commands/twin.js';
 
 /**
@@ -14,6 +15,7 @@ const program = new Command('vllm-pilot')
 registerDemoCommand(program);
 registerTwinCommands(program);
 registerMetricsCommands(program);
+registerRenderCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -2,7 +2,8 @@ import { z } from 'zod';
 
 /**
  * The contract between the k6 Jobs the product creates and whatever runs them: the real `grafana/k6` image on EKS,
- * or the twin's k6 emulation. The k6 script (shared/kube/manifests) reads everything from these environment
+ * or the twin's k6 emulation. The variables are not named `K6_*`: k6 reads `K6_VUS`, `K6_ITERATIONS`, ... as its own
+ * options, which would replace the script's scenarios. The k6 script (shared/kube/manifests) reads everything from these environment
  * variables, and prints its end-of-test summary as one JSON line starting with SUMMARY_MARKER, so the product can find
  * it in the Pod log.
  */
@@ -10,28 +11,31 @@ export const K6_IMAGE = 'grafana/k6:0.54.0';
 
 export const K6_ENV = {
   /** Base URL of the vLLM Service, e.g. `http://vllm-inference-svc.default.svc:8000`. */
-  targetUrl: 'K6_TARGET_URL',
+  targetUrl: 'VLLM_PILOT_TARGET_URL',
   /** The `model` field of each completion request. */
-  model: 'K6_MODEL',
+  model: 'VLLM_PILOT_MODEL',
   /** `constant-arrival-rate` (load steps) or `shared-iterations` (warmup: VUs x iterations). */
-  executor: 'K6_EXECUTOR',
+  executor: 'VLLM_PILOT_EXECUTOR',
   /** Requests per second (constant-arrival-rate). */
-  rate: 'K6_RATE',
+  rate: 'VLLM_PILOT_RATE',
   /** Seconds of load (constant-arrival-rate). */
-  durationSeconds: 'K6_DURATION_SECONDS',
-  preAllocatedVUs: 'K6_PRE_ALLOCATED_VUS',
-  maxVUs: 'K6_MAX_VUS',
+  durationSeconds: 'VLLM_PILOT_DURATION_SECONDS',
+  preAllocatedVUs: 'VLLM_PILOT_PRE_ALLOCATED_VUS',
+  maxVUs: 'VLLM_PILOT_MAX_VUS',
   /** shared-iterations: VUs and total iterations. */
-  vus: 'K6_VUS',
-  iterations: 'K6_ITERATIONS',
+  vus: 'VLLM_PILOT_VUS',
+  iterations: 'VLLM_PILOT_ITERATIONS',
   /** Request shape. */
-  promptTokens: 'K6_PROMPT_TOKENS',
-  maxTokens: 'K6_MAX_TOKENS',
+  promptTokens: 'VLLM_PILOT_PROMPT_TOKENS',
+  maxTokens: 'VLLM_PILOT_MAX_TOKENS',
   /** Per-request timeout in seconds (the guide: 240). */
-  requestTimeoutSeconds: 'K6_REQUEST_TIMEOUT_SECONDS',
+  requestTimeoutSeconds: 'VLLM_PILOT_REQUEST_TIMEOUT_SECONDS',
 } as const;
 
-export const K6_EXECUTORS = { constantArrivalRate: 'constant-arrival-rate', sharedIterations: 'shared-iterations' } as const;
+export const K6_EXECUTORS = {
+  constantArrivalRate: 'constant-arrival-rate',
+  sharedIterations: 'shared-iterations',
+} as const;
 
 /** The first characters of the summary line in the k6 Pod's log. */
 export const K6_SUMMARY_MARKER = 'K6_SUMMARY ';

@@ -1,0 +1,163 @@
+import { readFile } from 'node:fs/promises';
+import { Argument, InvalidArgumentError, type Command } from 'commander';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { z } from 'zod';
+import { KubeManifestInputError } from '../../shared/kube/errors.js';
+import { ampTriggerAuthentication } from '../../shared/kube/manifests/ampTriggerAuthentication.js';
+import { controlPlaneRbac } from '../../shared/kube/manifests/controlPlaneRbac.js';
+import { k6LoadJob } from '../../shared/kube/manifests/k6LoadJob.js';
+import { k6ScriptConfigMap } from '../../shared/kube/manifests/k6ScriptConfigMap.js';
+import { k6WarmupJob } from '../../shared/kube/manifests/k6WarmupJob.js';
+import { parseInput } from '../../shared/kube/manifests/parseInput.js';
+import { scaledObject } from '../../shared/kube/manifests/scaledObject.js';
+import { vllmDeployment } from '../../shared/kube/manifests/vllmDeployment.js';
+import { vllmService, vllmServiceUrl } from '../../shared/kube/manifests/vllmService.js';
+import { vllmServiceMonitor } from '../../shared/kube/manifests/vllmServiceMonitor.js';
+import type { KubeObject } from '../../shared/kube/types.js';
+import { printJson } from '../options.js';
+
+/**
+ * The input of `render k6`: the fields both Jobs share at the top, the warmup Job's own fields under `warmup`, and,
+ * when `load` is given, one load-step Job with `load`'s fields (at least `rate`).
+ */
+const k6RenderSchema = z.looseObject({
+  namespace: z.string().optional(),
+  scriptConfigMap: z.string().optional(),
+  targetUrl: z.string().optional(),
+  warmup: z.record(z.string(), z.unknown()).optional(),
+  load: z.record(z.string(), z.unknown()).optional(),
+});
+
+function renderK6(input: unknown): KubeObject[] {
+  const { warmup, load, ...common } = parseInput(k6RenderSchema, input, 'k6');
+  const namespace = common.namespace ?? 'default';
+  const shared = {
+    ...common,
+    namespace,
+    targetUrl: common.targetUrl ?? vllmServiceUrl({ namespace }),
+  };
+  return [
+    k6ScriptConfigMap({ namespace, ...(common.scriptConfigMap === undefined ? {} : { name: common.scriptConfigMap }) }),
+    k6WarmupJob({ ...shared, ...warmup } as never),
+    ...(load === undefined ? [] : [k6LoadJob({ ...shared, ...load } as never)]),
+  ];
+}
+
+/** What `render` can print, and the generator behind each. */
+export const RENDER_KINDS = {
+  deployment: { describe: 'the vLLM Deployment', render: (input: unknown) => [vllmDeployment(input as never)] },
+  service: { describe: 'the vLLM Service', render: (input: unknown) => [vllmService(input as never)] },
+  servicemonitor: { describe: 'the ServiceMonitor', render: (input: unknown) => [vllmServiceMonitor(input as never)] },
+  scaledobject: { describe: 'the KEDA ScaledObject', render: (input: unknown) => [scaledObject(input as never)] },
+  triggerauth: {
+    describe: 'the KEDA TriggerAuthentication for AMP',
+    render: (input: unknown) => [ampTriggerAuthentication(input as never)],
+  },
+  rbac: { describe: 'the ClusterRole and binding', render: (input: unknown) => controlPlaneRbac(input as never) },
+  k6: { describe: 'the k6 script ConfigMap and Jobs', render: renderK6 },
+} as const satisfies Record<string, { describe: string; render: (input: unknown) => KubeObject[] }>;
+
+export type RenderKind = keyof typeof RENDER_KINDS;
+
+/** The objects of `kind` for `input`, as YAML documents separated by `---`. */
+export function renderManifests(kind: RenderKind, input: unknown): string {
+  return RENDER_KINDS[kind]
+    .render(input)
+    .map((object) => stringifyYaml(object, { lineWidth: 0, aliasDuplicateObjects: false }))
+    .join('---\n');
+}
+
+/**
+ * Applies `--set` options to `input`: `a.b=v` sets `input.a.b`; the value is read as YAML (numbers, booleans,
+ * `null`, `[a, b]`); `\.` keeps a dot inside a key (`nodeSelector.karpenter\.sh/nodepool=gpu`).
+ */
+export function applySetOptions(input: Record<string, unknown>, sets: readonly string[]): Record<string, unknown> {
+  const result = structuredClone(input);
+  for (const set of sets) {
+    const equals = set.indexOf('=');
+    if (equals <= 0) throw new InvalidArgumentError(`--set ${JSON.stringify(set)}: expected key=value`);
+    const path = set
+      .slice(0, equals)
+      .split(/(?<!\\)\./)
+      .map((key) => key.replace(/\\\./g, '.'));
+    if (path.some((key) => key === ''))
+      throw new InvalidArgumentError(`--set ${JSON.stringify(set)}: the key has an empty part`);
+    const text = set.slice(equals + 1);
+    let value: unknown;
+    try {
+      value = parseYaml(text);
+    } catch {
+      value = text;
+    }
+    let node: Record<string, unknown> = result;
+    for (const key of path.slice(0, -1)) {
+      const next = node[key];
+      if (typeof next !== 'object' || next === null || Array.isArray(next)) node[key] = {};
+      node = node[key] as Record<string, unknown>;
+    }
+    node[path.at(-1) ?? ''] = value;
+  }
+  return result;
+}
+
+/** Reads a YAML or JSON input file into an object; the message says what is wrong. */
+export async function readInputFile(path: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new KubeManifestInputError('render', [
+      { path: '--input', message: `cannot read ${path}: ${(error as Error).message}` },
+    ]);
+  }
+  let value: unknown;
+  try {
+    value = parseYaml(text);
+  } catch (error) {
+    throw new KubeManifestInputError('render', [
+      { path: '--input', message: `${path} is not YAML or JSON: ${(error as Error).message.split('\n')[0] ?? ''}` },
+    ]);
+  }
+  if (value === null || value === undefined) return {};
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new KubeManifestInputError('render', [
+      { path: '--input', message: `${path} must hold one object (a mapping of input fields)` },
+    ]);
+  return value as Record<string, unknown>;
+}
+
+/** `vllm-pilot render <kind>`: prints Kubernetes manifests for the product's objects. */
+export function registerRenderCommand(program: Command): void {
+  const kinds = Object.keys(RENDER_KINDS) as RenderKind[];
+  program
+    .command('render')
+    .description('print the Kubernetes manifests of vllm-eks-pilot as YAML (pipe to `kubectl apply -f -`)')
+    .addArgument(new Argument('<kind>', 'what to render').choices(kinds))
+    .option('--input <file>', 'input fields from a YAML or JSON file')
+    .option(
+      '--set <key=value>',
+      'set one input field, e.g. --set maxModelLen=8192 (repeatable; wins over --input)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option('--json', 'print a JSON array instead of YAML')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Kinds:',
+        ...kinds.map((k) => `  ${k.padEnd(16)}${RENDER_KINDS[k].describe}`),
+        '',
+        'Required inputs: deployment, service, servicemonitor: model, maxModelLen; scaledobject: model,',
+        'ampWorkspaceUrl, region; k6: model (add `load: {rate: 40}` for a load-step Job).',
+        'Example: vllm-pilot render deployment --set model=mistralai/Ministral-8B-Instruct-2410 --set maxModelLen=8192',
+        '',
+      ].join('\n'),
+    )
+    .action(async (kind: RenderKind, opts: { input?: string; set: string[]; json?: boolean }) => {
+      const fromFile = opts.input === undefined ? {} : await readInputFile(opts.input);
+      const input = applySetOptions(fromFile, opts.set);
+      if (opts.json) return printJson(RENDER_KINDS[kind].render(input));
+      process.stdout.write(renderManifests(kind, input));
+    });
+}
