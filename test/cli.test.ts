@@ -83,7 +83,7 @@ async function deadPid(): Promise<number> {
 /** A state file as `twin up` writes it (valid against the schema), for the error cases. */
 function stateFixture(pid: number): TwinState {
   return {
-    version: 1,
+    version: 2,
     profile: 'demo',
     pid,
     startedAt: '2026-01-01T00:00:00.000Z',
@@ -91,9 +91,14 @@ function stateFixture(pid: number): TwinState {
     region: 'us-east-2',
     namespace: 'default',
     deployment: 'vllm-inference-app',
+    service: 'vllm-inference-svc',
     model: 'mistralai/Ministral-3-8B-Instruct-2512',
     vllmVersion: '0.11',
     prometheusUrl: 'http://127.0.0.1:9',
+    kubeApiUrl: 'https://127.0.0.1:9',
+    kubeconfigPath: '/nonexistent/twin.kubeconfig',
+    readOnlyKubeconfigPath: '/nonexistent/twin.read-only.kubeconfig',
+    serviceUrl: 'http://127.0.0.1:9',
     replicas: [
       {
         name: 'vllm-inference-app-7d9c8b6f5d-x2k4q',
@@ -105,7 +110,7 @@ function stateFixture(pid: number): TwinState {
         cadvisorMetricsUrl: 'http://127.0.0.1:9/metrics/cadvisor',
       },
     ],
-    aws: { region: 'us-east-2', cloudwatchEndpoint: 'http://127.0.0.1:9' },
+    aws: { region: 'us-east-2', cloudwatchEndpoint: 'http://127.0.0.1:9', eksEndpoint: 'http://127.0.0.1:9' },
   };
 }
 

@@ -7,7 +7,7 @@ import { TwinStateFileError } from './errors.js';
  * to the twin (`--state-file`). It holds URLs only: the twin's AWS endpoints accept any credentials.
  */
 export const twinStateSchema = z.strictObject({
-  version: z.literal(1),
+  version: z.literal(2),
   profile: z.string(),
   /** PID of the `twin up` process, so a stale file can be recognised. */
   pid: z.number().int(),
@@ -16,9 +16,18 @@ export const twinStateSchema = z.strictObject({
   region: z.string(),
   namespace: z.string(),
   deployment: z.string(),
+  /** The vLLM Service in front of the Deployment. */
+  service: z.string(),
   model: z.string(),
   vllmVersion: z.string(),
   prometheusUrl: z.string().url(),
+  /** The twin's Kubernetes API server (https: kubectl sends tokens only over TLS; the certificate is self-signed). */
+  kubeApiUrl: z.string().url(),
+  /** A kubeconfig with an admin token, for kubectl and the CLI; and one whose token may only read. */
+  kubeconfigPath: z.string(),
+  readOnlyKubeconfigPath: z.string(),
+  /** The vLLM Service's address on this machine: what a client in the cluster reaches as the Service. */
+  serviceUrl: z.string().url(),
   replicas: z.array(
     z.strictObject({
       name: z.string(),
@@ -33,6 +42,8 @@ export const twinStateSchema = z.strictObject({
   aws: z.strictObject({
     region: z.string(),
     cloudwatchEndpoint: z.string().url(),
+    /** The twin's EKS endpoint (DescribeCluster), for the product's EKS connection. */
+    eksEndpoint: z.string().url(),
   }),
 });
 

@@ -1,14 +1,30 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { EKSClient } from '@aws-sdk/client-eks';
 import { type Clock, systemClock } from '../../shared/clock/clock.js';
+import { connectToEks } from '../../shared/kube/connectToEks.js';
+import { defaultServiceName, type VllmDeploymentInputSpec } from '../../shared/kube/manifests/vllmInput.js';
+import { vllmDeployment } from '../../shared/kube/manifests/vllmDeployment.js';
+import { vllmService } from '../../shared/kube/manifests/vllmService.js';
+import { vllmServiceMonitor } from '../../shared/kube/manifests/vllmServiceMonitor.js';
+import type { ClusterClient } from '../../shared/kube/types.js';
 import { type CloudWatchTwin, startCloudWatchTwin } from '../aws/cloudwatch.js';
-import { type NodeAgent, startNodeAgent } from '../dcgm/server.js';
+import { type EksTwin, startEksTwin } from '../aws/eks.js';
+import { startWorkloadControllers } from '../kube/controllers/startWorkloadControllers.js';
+import type { RunningReplica, Workloads } from '../kube/controllers/types.js';
+import { type KedaController, startKedaController } from '../kube/keda/controller.js';
+import { MemoryPodLogStore } from '../kube/logs.js';
+import { type KubeApiServer, startKubeApiServer, writeKubeconfig } from '../kube/server/index.js';
+import { MemoryObjectStore } from '../kube/store.js';
 import { ensurePrometheus } from '../prometheus/ensurePrometheus.js';
 import type { TargetGroups } from '../prometheus/scrapeConfig.js';
 import { type PrometheusInstance, startPrometheus } from '../prometheus/startPrometheus.js';
-import { startVllmReplica, type VllmReplica } from '../vllm/server.js';
 import { TwinStartError } from './errors.js';
-import { replicaIdentity } from './identity.js';
 import type { Profile } from './profile.js';
 import { type TwinState, writeTwinState } from './stateFile.js';
+import { ADDON_NAMESPACES, dcgmExporterDaemonSet, kedaCrds, namespace, serviceMonitorCrd } from './world.js';
 
 /** The region the twin pretends to be in (the AWS guide's). */
 export const TWIN_REGION = 'us-east-2';
@@ -16,18 +32,24 @@ export const TWIN_REGION = 'us-east-2';
 export const TWIN_CLUSTER = 'ai-eks-docs';
 /**
  * Credentials for the twin's endpoints. The product signs every request (one code path); the twin accepts any
- * signature. These are not secrets and must never be real keys.
+ * signature. These are not secrets and must never be real keys (the key id has the length of a real one, because
+ * the twin's API server checks EKS tokens the way aws-iam-authenticator does).
  */
-export const TWIN_CREDENTIALS = { accessKeyId: 'AKIDTWINLOCAL', secretAccessKey: 'twin-local-not-a-secret' } as const;
+export const TWIN_CREDENTIALS = {
+  accessKeyId: 'AKIATWINLOCAL0000000',
+  secretAccessKey: 'twin-local-not-a-secret',
+} as const;
 
 export interface StartTwinOptions {
   profile: Profile;
   clock?: Clock;
   /** Progress lines for the user. */
   log?: (line: string) => void;
+  /** Every controller decision too (Pods, rollouts, scaling, k6). */
+  verbose?: boolean;
   /** May Debian's prometheus be installed when missing (root + apt-get)? */
   allowInstallPrometheus?: boolean;
-  /** Written once everything is ready. */
+  /** Written once everything is ready; the kubeconfig files are written beside it. */
   stateFile?: string;
   /** How long to wait for every replica to load and every target to be scraped (default: load time + 60 s). */
   readyTimeoutMs?: number;
@@ -35,30 +57,34 @@ export interface StartTwinOptions {
   signal?: AbortSignal;
 }
 
-export interface Replica {
-  vllm: VllmReplica;
-  node: NodeAgent;
-}
-
 export interface Twin {
   profile: Profile;
   state: TwinState;
-  replicas: Replica[];
+  /** The vLLM replicas running now (Pods come and go with scaling and rollouts). */
+  replicas(): RunningReplica[];
+  /** The product's cluster client, connected the way it connects to EKS (DescribeCluster + EKS token). */
+  cluster: ClusterClient;
+  store: MemoryObjectStore;
+  workloads: Workloads;
+  kubeApi: KubeApiServer;
   prometheus: PrometheusInstance;
   cloudwatch: CloudWatchTwin;
+  eks: EksTwin;
   stop(): Promise<void>;
 }
 
 /**
- * Starts the local twin: one simulated vLLM replica per profile replica, each with its GPU node's exporters
- * (dcgm-exporter and the kubelet's cAdvisor), the real Prometheus scraping them all, and the AWS endpoints.
- * Resolves once every replica has loaded its model and Prometheus has scraped every target; on failure, whatever was
- * started is stopped again.
+ * Starts the local twin of an EKS cluster serving vLLM: a Kubernetes API server with controllers (Deployments →
+ * Pods → simulated vLLM replicas on GPU nodes, Services, ServiceMonitors → the real Prometheus, the DCGM
+ * DaemonSet, k6 Jobs, KEDA), the AWS endpoints (EKS, CloudWatch), then builds the guide's world through the API
+ * with the product's own client and manifests. Resolves once every replica is Ready and every target is scraped; on
+ * failure or abort, whatever was started is stopped again.
  */
 export async function startTwin(options: StartTwinOptions): Promise<Twin> {
   const { profile } = options;
   const clock = options.clock ?? systemClock;
   const log = options.log ?? (() => undefined);
+  const detail = options.verbose ? log : () => undefined;
   const stops: Array<() => Promise<void>> = [];
   const stopAll = async () => {
     for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
@@ -70,43 +96,121 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
   try {
     const installation = await ensurePrometheus({ allowInstall: options.allowInstallPrometheus ?? false, log });
     checkpoint();
-    const cloudwatch = await startCloudWatchTwin({ region: TWIN_REGION });
-    stops.push(() => cloudwatch.stop());
-
-    const replicas: Replica[] = [];
-    for (let i = 0; i < profile.replicas; i++) {
-      const identity = replicaIdentity(profile, i, TWIN_REGION);
-      const vllm = await startVllmReplica({ profile, identity, clock });
-      stops.push(() => vllm.stop());
-      const node = await startNodeAgent({ identity, gpu: profile.gpu, telemetry: vllm, clock });
-      stops.push(() => node.stop());
-      replicas.push({ vllm, node });
-      checkpoint();
-      log(`replica ${identity.pod}: vLLM at ${vllm.url}, exporters at ${node.url}`);
-    }
-
+    const store = new MemoryObjectStore({ clock });
+    const logs = new MemoryPodLogStore();
     const prometheus = await startPrometheus({
       bin: installation.bin,
       scrapeIntervalSeconds: profile.prometheus.scrapeIntervalSeconds,
-      targetGroups: scrapeTargets(replicas),
+      targetGroups: {},
+      externalLabels: { cluster: TWIN_CLUSTER },
       log,
     });
     stops.push(() => prometheus.stop());
+    // Remember the targets the controllers hand to Prometheus, to know when every replica is in them.
+    let targets: TargetGroups = {};
+    const targetSink = {
+      setTargets: async (groups: TargetGroups) => {
+        targets = groups;
+        await prometheus.setTargets(groups);
+      },
+    };
+    const workloads = startWorkloadControllers({
+      store,
+      logs,
+      profile,
+      clock,
+      prometheus: targetSink,
+      region: TWIN_REGION,
+      log: detail,
+    });
+    stops.push(() => workloads.stop());
+    const keda: KedaController = startKedaController({
+      store,
+      prometheusUrl: prometheus.url,
+      region: TWIN_REGION,
+      clock,
+      defaultPollingIntervalSeconds: profile.keda.pollingIntervalSeconds,
+      log: detail,
+    });
+    stops.push(() => keda.stop());
+
+    const adminToken = `twin-admin-${randomBytes(16).toString('hex')}`;
+    const readOnlyToken = `twin-read-only-${randomBytes(16).toString('hex')}`;
+    const kubeApi = await startKubeApiServer({
+      store,
+      logs,
+      clusterName: TWIN_CLUSTER,
+      region: TWIN_REGION,
+      tokens: { admin: [adminToken], readOnly: [readOnlyToken] },
+      clock,
+      log: detail,
+    });
+    stops.push(() => kubeApi.stop());
+    const eks = await startEksTwin({
+      clusters: [{ name: TWIN_CLUSTER, endpoint: kubeApi.url, region: TWIN_REGION }],
+      clock,
+    });
+    stops.push(() => eks.stop());
+    const cloudwatch = await startCloudWatchTwin({ region: TWIN_REGION });
+    stops.push(() => cloudwatch.stop());
+
+    // kubectl sends tokens only over https, so the kubeconfigs name the API server's https address.
+    const kubeDir = options.stateFile
+      ? dirname(resolve(options.stateFile))
+      : await mkdtemp(join(tmpdir(), 'vllm-pilot-twin-'));
+    const stem = options.stateFile ? basename(options.stateFile).replace(/\.json$/, '') : 'twin';
+    const kubeconfigPath = join(kubeDir, `${stem}.kubeconfig`);
+    const readOnlyKubeconfigPath = join(kubeDir, `${stem}.read-only.kubeconfig`);
+    await writeKubeconfig(kubeconfigPath, { server: kubeApi.httpsUrl, clusterName: TWIN_CLUSTER, token: adminToken });
+    await writeKubeconfig(readOnlyKubeconfigPath, {
+      server: kubeApi.httpsUrl,
+      clusterName: TWIN_CLUSTER,
+      token: readOnlyToken,
+      user: 'twin-read-only',
+    });
+    stops.push(async () => {
+      await rm(kubeconfigPath, { force: true });
+      await rm(readOnlyKubeconfigPath, { force: true });
+      if (!options.stateFile) await rm(kubeDir, { recursive: true, force: true });
+    });
+    checkpoint();
+
+    // The product's client, connected as it connects to EKS: DescribeCluster, then an EKS token per request.
+    const cluster = await connectToEks({
+      clusterName: TWIN_CLUSTER,
+      region: TWIN_REGION,
+      eks: new EKSClient({ region: TWIN_REGION, endpoint: eks.endpoint, credentials: TWIN_CREDENTIALS }),
+      credentials: TWIN_CREDENTIALS,
+      clock,
+    });
+    const deploymentInput = vllmInput(profile);
+    await buildWorld(cluster, profile, deploymentInput, log);
     checkpoint();
 
     const timeoutMs = options.readyTimeoutMs ?? profile.startup.modelLoadSeconds * 1000 + 60_000;
     log(`waiting for ${profile.replicas} replica(s) to load the model (${profile.startup.modelLoadSeconds} s)`);
     await waitUntil(
-      () => replicas.every((r) => r.vllm.telemetry().loaded),
+      () => workloads.replicas().filter((r) => r.ready).length >= profile.replicas,
       timeoutMs,
-      () => new TwinStartError(`replicas did not load within ${timeoutMs} ms`),
+      () => new TwinStartError(`replicas did not become Ready within ${timeoutMs} ms`),
+      checkpoint,
+    );
+    const targetCount = (job: keyof TargetGroups) => (targets[job] ?? []).reduce((n, g) => n + g.targets.length, 0);
+    await waitUntil(
+      () =>
+        (['vllm', 'dcgm-exporter', 'kubelet-cadvisor'] as const).every((job) => targetCount(job) >= profile.replicas),
+      timeoutMs,
+      () => new TwinStartError('the controllers did not hand every replica to Prometheus'),
       checkpoint,
     );
     await prometheus.waitForTargets({ timeoutMs });
     checkpoint();
 
+    const serviceName = defaultServiceName(profile.deployment);
+    const serviceUrl = workloads.serviceUrl(profile.namespace, serviceName);
+    if (!serviceUrl) throw new TwinStartError(`the Service ${profile.namespace}/${serviceName} has no proxy`);
     const state: TwinState = {
-      version: 1,
+      version: 2,
       profile: profile.name,
       pid: process.pid,
       startedAt: new Date(clock.now()).toISOString(),
@@ -114,19 +218,16 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       region: TWIN_REGION,
       namespace: profile.namespace,
       deployment: profile.deployment,
+      service: serviceName,
       model: profile.model,
       vllmVersion: profile.vllmVersion,
       prometheusUrl: prometheus.url,
-      replicas: replicas.map(({ vllm, node }) => ({
-        name: vllm.identity.pod,
-        node: vllm.identity.node,
-        gpuUuid: vllm.identity.gpuUuid,
-        url: vllm.url,
-        metricsUrl: vllm.metricsUrl,
-        dcgmMetricsUrl: node.dcgmMetricsUrl,
-        cadvisorMetricsUrl: node.cadvisorMetricsUrl,
-      })),
-      aws: { region: TWIN_REGION, cloudwatchEndpoint: cloudwatch.endpoint },
+      kubeApiUrl: kubeApi.httpsUrl,
+      kubeconfigPath,
+      readOnlyKubeconfigPath,
+      serviceUrl,
+      replicas: workloads.replicas().map(replicaState),
+      aws: { region: TWIN_REGION, cloudwatchEndpoint: cloudwatch.endpoint, eksEndpoint: eks.endpoint },
     };
     if (options.stateFile) await writeTwinState(options.stateFile, state);
 
@@ -134,9 +235,14 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
     return {
       profile,
       state,
-      replicas,
+      replicas: () => workloads.replicas(),
+      cluster,
+      store,
+      workloads,
+      kubeApi,
       prometheus,
       cloudwatch,
+      eks,
       stop: () => (stopped ??= stopAll()),
     };
   } catch (error) {
@@ -145,30 +251,59 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
   }
 }
 
-/**
- * What Prometheus scrapes, labelled as the Prometheus Operator labels targets on EKS: the vLLM ServiceMonitor adds
- * namespace/pod/service/container/endpoint; the exporters set their own Pod labels (honor_labels).
- */
-export function scrapeTargets(replicas: readonly Replica[]): TargetGroups {
+/** The product's Deployment input for the profile: the profile's engine settings become vLLM's container args. */
+function vllmInput(profile: Profile): VllmDeploymentInputSpec {
   return {
-    vllm: replicas.map(({ vllm }) => ({
-      targets: [new URL(vllm.url).host],
-      labels: {
-        namespace: vllm.identity.namespace,
-        pod: vllm.identity.pod,
-        service: `${vllm.identity.deployment}-svc`,
-        container: vllm.identity.container,
-        endpoint: 'http',
-      },
-    })),
-    'dcgm-exporter': replicas.map(({ node, vllm }) => ({
-      targets: [node.address],
-      labels: { namespace: 'gpu-operator', service: 'nvidia-dcgm-exporter', node: vllm.identity.node },
-    })),
-    'kubelet-cadvisor': replicas.map(({ node, vllm }) => ({
-      targets: [node.address],
-      labels: { service: 'kubelet', endpoint: 'https-metrics', node: vllm.identity.node },
-    })),
+    name: profile.deployment,
+    namespace: profile.namespace,
+    model: profile.model,
+    gpuMemoryUtilization: profile.gpu.gpuMemoryUtilization,
+    maxModelLen: profile.engine.maxModelLen,
+    maxNumSeqs: profile.engine.maxNumSeqs,
+    replicas: profile.replicas,
+  };
+}
+
+/**
+ * The guide's cluster, applied through the API as a platform team would: the add-ons (CRDs, the DCGM exporter
+ * DaemonSet), then the product's vLLM Deployment, Service and ServiceMonitor.
+ */
+async function buildWorld(
+  cluster: ClusterClient,
+  profile: Profile,
+  input: VllmDeploymentInputSpec,
+  log: (line: string) => void,
+): Promise<void> {
+  const objects = [
+    namespace(ADDON_NAMESPACES.gpu),
+    namespace(ADDON_NAMESPACES.monitoring),
+    ...(profile.keda.installed ? [namespace(ADDON_NAMESPACES.keda), ...kedaCrds()] : []),
+    serviceMonitorCrd(),
+    dcgmExporterDaemonSet(),
+    ...(profile.namespace === 'default'
+      ? [namespace('default')]
+      : [namespace('default'), namespace(profile.namespace)]),
+    vllmDeployment(input),
+    vllmService(input),
+    vllmServiceMonitor(input),
+  ];
+  for (const object of objects) {
+    const { action } = await cluster.apply(object);
+    log(
+      `${object.kind.toLowerCase()} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata.name} ${action}`,
+    );
+  }
+}
+
+function replicaState(replica: RunningReplica): TwinState['replicas'][number] {
+  return {
+    name: replica.pod,
+    node: replica.node,
+    gpuUuid: replica.vllm.identity.gpuUuid,
+    url: replica.url,
+    metricsUrl: replica.vllm.metricsUrl,
+    dcgmMetricsUrl: replica.nodeAgent.dcgmMetricsUrl,
+    cadvisorMetricsUrl: replica.nodeAgent.cadvisorMetricsUrl,
   };
 }
 
