@@ -67,7 +67,7 @@ async function runDemo(twin: Twin, durationS: number, signal: AbortSignal): Prom
       offered = Math.round(totalCapacity * fraction);
       stage += 1;
       await runConstantArrivalLoad({
-        urls: state.replicas.map((r) => r.url),
+        urls: [state.serviceUrl],
         model: state.model,
         rps: offered,
         durationS: stageS,

@@ -22,7 +22,8 @@ export function registerTwinCommands(program: Command): void {
     .requiredOption('--profile <name|file>', 'a built-in profile (demo, ministral-8b-l40s) or a YAML/JSON file')
     .requiredOption('--state-file <file>', 'where to write the twin state (URLs) once everything is ready')
     .option('--no-install', 'never install Prometheus, even as root with apt-get')
-    .action(async (opts: { profile: string; stateFile: string; install: boolean }) => {
+    .option('--verbose', 'also log every controller decision (Pods, rollouts, scaling, k6 Jobs)')
+    .action(async (opts: { profile: string; stateFile: string; install: boolean; verbose?: boolean }) => {
       const profile = await loadProfile(opts.profile);
       const log = (line: string) => process.stderr.write(`twin: ${line}\n`);
       // Listen before starting: Ctrl-C during a long model load must still stop Prometheus and clean up.
@@ -35,16 +36,18 @@ export function registerTwinCommands(program: Command): void {
         stateFile: opts.stateFile,
         allowInstallPrometheus: opts.install,
         log,
+        verbose: opts.verbose ?? false,
         signal: stopRequested.signal,
       });
       const { state } = twinInstance;
       process.stdout.write(
         [
-          `Twin "${profile.name}" is ready (${state.replicas.length} replica(s), vLLM ${state.vllmVersion} metric names).`,
-          `  Prometheus:  ${state.prometheusUrl}`,
-          ...state.replicas.map((r) => `  ${r.name}:  ${r.url}  (DCGM ${r.dcgmMetricsUrl})`),
-          `  CloudWatch:  ${state.aws.cloudwatchEndpoint}`,
-          `  State file:  ${opts.stateFile}`,
+          `Twin "${profile.name}" is ready: EKS cluster ${state.clusterName} with ${state.replicas.length} vLLM replica(s) (vLLM ${state.vllmVersion} metric names).`,
+          `  vLLM Service:  ${state.serviceUrl}  (${state.namespace}/${state.service}, OpenAI API under /v1)`,
+          `  Prometheus:    ${state.prometheusUrl}`,
+          `  Kubernetes:    ${state.kubeApiUrl}  (kubectl --kubeconfig ${state.kubeconfigPath} get pods -A)`,
+          `  AWS:           CloudWatch ${state.aws.cloudwatchEndpoint}, EKS ${state.aws.eksEndpoint}`,
+          `  State file:    ${opts.stateFile}`,
           'Press Ctrl-C to stop.',
           '',
         ].join('\n'),
@@ -104,7 +107,9 @@ export function registerTwinCommands(program: Command): void {
 
   twin
     .command('load')
-    .description('offer constant-arrival-rate load to the twin (like k6 constant-arrival-rate) and print a summary')
+    .description(
+      "offer constant-arrival-rate load to the twin's vLLM Service (like k6 constant-arrival-rate) and print a summary",
+    )
     .requiredOption('--state-file <file>', 'the state file written by `twin up`')
     .requiredOption('--rps <n>', 'requests per second to offer', positiveNumber)
     .requiredOption('--duration <seconds>', 'how long to offer them', positiveNumber)
@@ -126,7 +131,7 @@ export function registerTwinCommands(program: Command): void {
         const stop = new AbortController();
         process.once('SIGINT', () => stop.abort());
         const summary = await runConstantArrivalLoad({
-          urls: state.replicas.map((r) => r.url),
+          urls: [state.serviceUrl],
           model: state.model,
           rps: opts.rps,
           durationS: opts.duration,
