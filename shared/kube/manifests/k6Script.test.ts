@@ -163,10 +163,22 @@ describe('Function: k6Script', () => {
   });
 
   it.each([
-    { case: 'no target URL', env: { [K6_ENV.model]: 'm', [K6_ENV.rate]: '1' }, error: 'VLLM_PILOT_TARGET_URL is required' },
+    {
+      case: 'no target URL',
+      env: { [K6_ENV.model]: 'm', [K6_ENV.rate]: '1' },
+      error: 'VLLM_PILOT_TARGET_URL is required',
+    },
     { case: 'no rate for a load step', env: base, error: 'VLLM_PILOT_RATE is required' },
-    { case: 'a rate of zero', env: { ...base, [K6_ENV.rate]: '0' }, error: 'VLLM_PILOT_RATE must be a number > 0, got "0"' },
-    { case: 'an unknown executor', env: { ...base, [K6_ENV.executor]: 'ramping-vus' }, error: 'VLLM_PILOT_EXECUTOR must be' },
+    {
+      case: 'a rate of zero',
+      env: { ...base, [K6_ENV.rate]: '0' },
+      error: 'VLLM_PILOT_RATE must be a number > 0, got "0"',
+    },
+    {
+      case: 'an unknown executor',
+      env: { ...base, [K6_ENV.executor]: 'ramping-vus' },
+      error: 'VLLM_PILOT_EXECUTOR must be',
+    },
   ])('stops at start-up with a clear message on $case', async ({ env, error }) => {
     // Act
     const result = loadScript(env);
