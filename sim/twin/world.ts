@@ -1,3 +1,4 @@
+import { KEDA_PRINTER_COLUMNS, type PrinterColumn } from '../kube/server/tables/table.js';
 import type { KubeObject } from '../kube/types.js';
 
 /**
@@ -48,7 +49,7 @@ interface CrdNames {
   kind: string;
   plural: string;
   shortNames: string[];
-  printerColumns?: Array<{ name: string; type: string; jsonPath: string }>;
+  printerColumns?: readonly PrinterColumn[] | undefined;
 }
 
 /**
@@ -84,7 +85,7 @@ export function customResourceDefinition(names: CrdNames): KubeObject {
   };
 }
 
-/** KEDA's CRDs (the ones this product uses), with the ScaledObject printer columns of KEDA v2.20. */
+/** KEDA's CRDs (the ones this product uses), with KEDA v2.20's printer columns. */
 export function kedaCrds(): KubeObject[] {
   return [
     customResourceDefinition({
@@ -93,19 +94,7 @@ export function kedaCrds(): KubeObject[] {
       kind: 'ScaledObject',
       plural: 'scaledobjects',
       shortNames: ['so'],
-      printerColumns: [
-        { name: 'ScaleTargetKind', type: 'string', jsonPath: '.status.scaleTargetKind' },
-        { name: 'ScaleTargetName', type: 'string', jsonPath: '.spec.scaleTargetRef.name' },
-        { name: 'Min', type: 'integer', jsonPath: '.spec.minReplicaCount' },
-        { name: 'Max', type: 'integer', jsonPath: '.spec.maxReplicaCount' },
-        { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
-        { name: 'Active', type: 'string', jsonPath: '.status.conditions[?(@.type=="Active")].status' },
-        { name: 'Fallback', type: 'string', jsonPath: '.status.conditions[?(@.type=="Fallback")].status' },
-        { name: 'Paused', type: 'string', jsonPath: '.status.conditions[?(@.type=="Paused")].status' },
-        { name: 'Triggers', type: 'string', jsonPath: '.status.triggersTypes' },
-        { name: 'Authentications', type: 'string', jsonPath: '.status.authenticationsTypes' },
-        { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-      ],
+      printerColumns: KEDA_PRINTER_COLUMNS.ScaledObject,
     }),
     customResourceDefinition({
       group: 'keda.sh',
@@ -113,6 +102,7 @@ export function kedaCrds(): KubeObject[] {
       kind: 'TriggerAuthentication',
       plural: 'triggerauthentications',
       shortNames: ['ta', 'triggerauth'],
+      printerColumns: KEDA_PRINTER_COLUMNS.TriggerAuthentication,
     }),
   ];
 }
