@@ -1,0 +1,87 @@
+/**
+ * The calibration's errors. Step Functions matches Retry and Catch on the error's `name`, so each name is part of
+ * the contract with statemachines/calibration.asl.json. `retryable` says whether the ASL retries it.
+ */
+export class CalibrationError extends Error {
+  readonly retryable: boolean = false;
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'CalibrationError';
+  }
+}
+
+/** One problem with the calibration input: the field path and what was wrong. */
+export interface InputIssue {
+  path: string;
+  message: string;
+}
+
+/** The input was refused by ValidateInput, before any change to the cluster. */
+export class CalibrationInputInvalidError extends CalibrationError {
+  constructor(readonly issues: readonly InputIssue[]) {
+    super(`calibration input is invalid: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+    this.name = 'CalibrationInputInvalidError';
+  }
+}
+
+/** The Deployment to adopt, or its ScaledObject, does not exist. */
+export class CalibrationTargetNotFoundError extends CalibrationError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'CalibrationTargetNotFoundError';
+  }
+}
+
+/** The rollout did not finish in time (the bounded check + wait loop ran out). */
+export class CalibrationRolloutTimeoutError extends CalibrationError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CalibrationRolloutTimeoutError';
+  }
+}
+
+/** A k6 Job (warmup or load step) failed. */
+export class CalibrationJobFailedError extends CalibrationError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CalibrationJobFailedError';
+  }
+}
+
+/** A k6 Job did not finish in time. */
+export class CalibrationJobTimeoutError extends CalibrationError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CalibrationJobTimeoutError';
+  }
+}
+
+/** The readiness gate did not open in time (Pods' metrics not in AMP, or first requests still slow). */
+export class CalibrationReadinessTimeoutError extends CalibrationError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CalibrationReadinessTimeoutError';
+  }
+}
+
+/** AMP (or the cluster API) did not answer: transient, retried with backoff by the state machine. */
+export class CalibrationDependencyUnavailableError extends CalibrationError {
+  override readonly retryable = true;
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'CalibrationDependencyUnavailableError';
+  }
+}
+
+/** The measured data cannot support an analysis (no step measured, metrics missing for the whole window). */
+export class CalibrationMeasurementError extends CalibrationError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CalibrationMeasurementError';
+  }
+}
+
+/** Error names the state machine retries (transient). */
+export const RETRYABLE_ERROR_NAMES = ['CalibrationDependencyUnavailableError'] as const;

@@ -1,0 +1,160 @@
+import { z } from 'zod';
+import { TARGET_NAME_RULES } from '../config/targets.js';
+import { toConfigIssues } from '../config/zodIssues.js';
+import { CalibrationInputInvalidError } from './errors.js';
+import { STRATEGY_NAMES } from './strategies/registry.js';
+
+/**
+ * The calibration's input, validated by ValidateInput before anything touches the cluster. Strict: an unknown key
+ * is refused with its path, so a typo cannot silently fall back to a default.
+ */
+
+/** The AWS guide's plan: 10, 20, ... 70 requests/s. */
+export const GUIDE_RATES = [10, 20, 30, 40, 50, 60, 70] as const;
+
+const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+
+function rule(r: { pattern: RegExp; accepted: string }) {
+  return z.string({ error: `must be a string; accepted: ${r.accepted}` }).regex(r.pattern, {
+    error: (issue) => `${JSON.stringify(issue.input)} is not valid; accepted: ${r.accepted}`,
+  });
+}
+const seconds = (what: string) =>
+  z.number({ error: `must be a number of seconds (${what})` }).gt(0, { error: `must be > 0 seconds (${what})` });
+const count = (what: string, min = 1) =>
+  z
+    .number({ error: `must be an integer (${what})` })
+    .int({ error: `must be an integer (${what})` })
+    .min(min, { error: `must be >= ${min} (${what})` });
+
+export const calibrationInputSchema = z.strictObject({
+  /** The deployment to calibrate and where its metrics are. */
+  target: z.strictObject({
+    cluster: rule(TARGET_NAME_RULES.cluster),
+    region: z
+      .string({ error: 'is required (the AWS region)' })
+      .regex(REGION, { error: 'must be an AWS region such as us-east-2' }),
+    namespace: rule(TARGET_NAME_RULES.dns1123Label),
+    deployment: rule(TARGET_NAME_RULES.dns1123Label),
+    /** The served model name (`model_name` label, `model` field of requests). Any characters: it is escaped. */
+    model: z.string({ error: 'is required (the served model name)' }).min(1, { error: 'must not be empty' }),
+    /** The AMP workspace URL (the twin's Prometheus URL locally). */
+    ampWorkspaceUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL (the AMP workspace URL)' }),
+    clusterLabel: rule(TARGET_NAME_RULES.prometheusLabel).optional(),
+  }),
+  /**
+   * `adopt`: calibrate the Deployment that runs now (default). `apply`: apply the product's vLLM Deployment, Service
+   * and ServiceMonitor first (shared/kube/manifests).
+   */
+  deploy: z
+    .discriminatedUnion('mode', [
+      z.strictObject({ mode: z.literal('adopt') }),
+      z.strictObject({
+        mode: z.literal('apply'),
+        image: z.string().min(1).optional(),
+        /** vLLM's `--model` (an s3:// path or a Hugging Face id); default: target.model. */
+        modelSource: z.string().min(1).optional(),
+        maxModelLen: count('max_model_len in tokens'),
+        gpuMemoryUtilization: z.number().gt(0).max(1).optional(),
+        maxNumSeqs: count('max_num_seqs').optional(),
+      }),
+    ])
+    .default({ mode: 'adopt' }),
+  /** Replicas during the test: the guide measures one replica (KEDA is paused at this count meanwhile). */
+  testReplicas: count('replicas during the test').default(1),
+  /** The request shape of every load request (the guide: a prompt of about 35 tokens, max_tokens 100). */
+  request: z
+    .strictObject({
+      promptTokens: count('prompt tokens').default(35),
+      maxTokens: count('max_tokens').default(100),
+      timeoutSeconds: seconds('per-request timeout').default(240),
+    })
+    .prefault({}),
+  /** The guide: 100 sequential requests (1 VU) before measuring, so CUDA graph capture is over. */
+  warmup: z
+    .strictObject({
+      requests: count('warmup requests', 0).default(100),
+      timeoutSeconds: seconds('warmup timeout').default(1800),
+    })
+    .prefault({}),
+  plan: z
+    .strictObject({
+      strategy: z
+        .string({ error: 'must be a strategy name' })
+        .refine((name) => STRATEGY_NAMES.includes(name), {
+          error: (issue) => `unknown strategy ${JSON.stringify(issue.input)}; accepted: ${STRATEGY_NAMES.join(', ')}`,
+        })
+        .default('linear'),
+      /** Offered rates in requests/s, strictly increasing (linear's steps). */
+      rates: z
+        .array(z.number({ error: 'must be a number of requests/s' }).gt(0, { error: 'must be > 0 requests/s' }))
+        .min(1, { error: 'must list at least one rate' })
+        .superRefine((rates, ctx) => {
+          rates.forEach((rate, i) => {
+            const previous = rates[i - 1];
+            if (i > 0 && previous !== undefined && rate <= previous)
+              ctx.addIssue({
+                code: 'custom',
+                path: [i],
+                message: `${rate} is not greater than the rate before it (${previous}); rates must strictly increase`,
+              });
+          });
+        })
+        .default([...GUIDE_RATES]),
+      holdSeconds: seconds('hold time of each step').default(60),
+      restSeconds: z
+        .number({ error: 'must be a number of seconds (rest between steps)' })
+        .min(0, { error: 'must be >= 0 seconds (rest between steps)' })
+        .default(30),
+      /** End the plan after the first saturated step (the rest only adds overload). */
+      stopAtSaturation: z.boolean().default(true),
+      preAllocatedVUs: count('pre-allocated VUs').default(50),
+      maxVUs: count('max VUs').default(500),
+    })
+    .prefault({}),
+  /** The latency SLO: a step whose p95 end-to-end latency exceeds it counts as saturated. Optional. */
+  slo: z.strictObject({ p95LatencySeconds: seconds('p95 latency SLO').optional() }).prefault({}),
+  /** The knobs of the threshold formulas (README, "How thresholds are derived"). */
+  thresholds: z
+    .strictObject({
+      /** The queue threshold holds at most this much work at the last stable rate. */
+      maxQueueWaitSeconds: seconds('queue wait').default(0.5),
+      /** The latency guardrail is this factor times the stable p95 (capped by the SLO). */
+      guardrailFactor: z.number().gt(1, { error: 'must be > 1' }).default(2),
+      /** Scale in when p95 stays below this factor times the stable p95. */
+      scaleInFactor: z.number().gt(1, { error: 'must be > 1' }).default(1.2),
+      scaleInForSeconds: seconds('scale-in window').default(300),
+    })
+    .prefault({}),
+  scaledObject: z
+    .strictObject({
+      /** Default: the Deployment's name (as in the guide). */
+      name: rule(TARGET_NAME_RULES.dns1123Label).optional(),
+      /** true: patch the thresholds into the ScaledObject; false (default): dry run, print the diff only. */
+      apply: z.boolean().default(false),
+    })
+    .prefault({}),
+  rollout: z
+    .strictObject({
+      timeoutSeconds: seconds('rollout timeout').default(900),
+      pollSeconds: seconds('rollout poll').default(10),
+    })
+    .prefault({}),
+  readiness: z
+    .strictObject({
+      timeoutSeconds: seconds('readiness timeout').default(600),
+      pollSeconds: seconds('readiness poll').default(5),
+    })
+    .prefault({}),
+});
+
+export type CalibrationInput = z.output<typeof calibrationInputSchema>;
+export type CalibrationInputSpec = z.input<typeof calibrationInputSchema>;
+export type CalibrationPlan = CalibrationInput['plan'];
+
+/** Validates a calibration input; throws CalibrationInputInvalidError naming every bad field. */
+export function parseCalibrationInput(input: unknown): CalibrationInput {
+  const parsed = calibrationInputSchema.safeParse(input);
+  if (!parsed.success) throw new CalibrationInputInvalidError(toConfigIssues('', parsed.error.issues));
+  return parsed.data;
+}

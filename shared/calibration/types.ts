@@ -1,0 +1,123 @@
+import type { K6Summary } from '../kube/k6.js';
+
+/**
+ * Contracts of the calibration: what the strategies, the measurement, the analysis, the workflow handlers and the
+ * applying code pass between them. Everything here is plain JSON: it travels through the Step Functions state.
+ */
+
+/** The next thing a strategy wants: another load step, or the end of the plan with why. */
+export type StrategyDecision =
+  | { done: false; rateRps: number; holdSeconds: number; restSeconds: number; reason: string }
+  | { done: true; reason: string };
+
+/** What AMP says about one step's hold window (server-side series, aggregated over the target's Pods). */
+export interface AmpStepMeasurement {
+  /** `sum(vllm:num_requests_waiting)` sampled over the hold window: mean, max, and least-squares slope (req/s). */
+  queueMean: number;
+  queueMax: number;
+  queueSlopePerSecond: number;
+  /** Quantiles over the hold window (histogram increase over the window), seconds; null when no request finished. */
+  p95E2eSeconds: number | null;
+  p95TtftSeconds: number | null;
+  p95InterTokenSeconds: number | null;
+  /** KV-cache usage 0-1: the mean and max over the window of the busiest Pod. */
+  kvCacheUsageMean: number;
+  kvCacheUsageMax: number;
+  /** Preemptions during the window. */
+  preemptions: number;
+  /** Completed requests per second during the window (all finish reasons). */
+  completedRps: number;
+  /** Ready Pods serving during the window. */
+  pods: number;
+}
+
+/** Whether a step saturated, with every reason found (empty when stable). */
+export interface StepVerdict {
+  saturated: boolean;
+  reasons: string[];
+}
+
+/** One load step as measured. */
+export interface StepMeasurement {
+  index: number;
+  rateRps: number;
+  holdSeconds: number;
+  /** ISO times of the hold window the AMP figures cover. */
+  windowStart: string;
+  windowEnd: string;
+  /** The k6 summary of the step's Job (offered vs achieved, drops, errors, client-side latency). */
+  k6: K6Summary;
+  amp: AmpStepMeasurement;
+  verdict: StepVerdict;
+}
+
+/** A derived value with the reason and formula that produced it (for the report, the logs and the README). */
+export interface Derived<T> {
+  value: T;
+  reason: string;
+  formula: string;
+}
+
+export interface Thresholds {
+  /** The KEDA queue trigger: `sum(vllm:num_requests_waiting)` per Pod (AverageValue). */
+  queueDepthPerPod: Derived<number>;
+  /** The KEDA queue trigger's activation threshold. */
+  queueActivation: Derived<number>;
+  /** The KEDA p95 latency guardrail trigger, seconds. */
+  p95LatencySeconds: Derived<number>;
+  /** The scale-in condition: queue 0 and p95 below this for `forSeconds`. */
+  scaleIn: Derived<{ queueDepth: 0; p95BelowSeconds: number; forSeconds: number }>;
+}
+
+export interface CalibrationAnalysis {
+  /** found: the lowest rate that saturated; notFound: no step saturated within the plan (an honest answer). */
+  saturation: { found: true; rateRps: number; stepIndex: number; reasons: string[] } | { found: false; reason: string };
+  /** The highest rate below saturation at which the replica was stable; null when even the first step saturated. */
+  lastStableRps: number | null;
+  /** One replica's capacity (requests/s) and how it was estimated; a lower bound when saturation was not found. */
+  capacityRps: Derived<number> | null;
+  thresholds: Thresholds | null;
+  /** Warnings a user should read (few Pods measured, drops in k6, errors, ...). */
+  notes: string[];
+}
+
+/** Where a calibration comes from. */
+export interface Provenance {
+  executionId: string;
+  executionName: string;
+  startedAt: string;
+  finishedAt: string;
+  cluster: string;
+  namespace: string;
+  deployment: string;
+  model: string;
+  image: string;
+  gpu: string | null;
+  vllmArgs: string[];
+  /**
+   * A hash of the Deployment's Pod template (image, args, resources): a later check can tell whether this calibration
+   * still describes the running spec.
+   */
+  podTemplateHash: string;
+  strategy: string;
+  requestShape: { promptTokens: number; maxTokens: number };
+}
+
+/** The previous and new trigger thresholds of the ScaledObject (for the diff and for rollback). */
+export interface ThresholdChange {
+  scaledObject: { namespace: string; name: string };
+  previous: { queueDepthPerPod: string | null; queueActivation: string | null; p95LatencySeconds: string | null };
+  next: { queueDepthPerPod: string; queueActivation: string; p95LatencySeconds: string };
+  /** A unified-diff-like text of the changed lines. */
+  diff: string;
+  applied: boolean;
+}
+
+/** What a calibration produces: the report (JSON), stored with its chart and written to the history. */
+export interface CalibrationReport {
+  version: 1;
+  provenance: Provenance;
+  steps: StepMeasurement[];
+  analysis: CalibrationAnalysis;
+  change: ThresholdChange | null;
+}
