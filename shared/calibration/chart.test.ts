@@ -1,0 +1,125 @@
+import { describe, expect, it } from '@jest/globals';
+import { niceScale, renderChartSvg } from './chart.js';
+import { guideReport } from './testing/report.js';
+import { buildSteps, testInput } from './testing/steps.js';
+import { XmlNotWellFormedError, allElements, parseXml, type XmlElement } from './testing/xml.js';
+
+function byId(root: XmlElement, id: string): XmlElement | undefined {
+  return allElements(root).find((e) => e.attributes.id === id);
+}
+
+function texts(root: XmlElement): string[] {
+  return allElements(root)
+    .filter((e) => e.name === 'text')
+    .map((e) => e.text);
+}
+
+describe('Function: renderChartSvg', () => {
+  it("draws the guide's run: both curves with a point per step, the knee, the last stable rate and the thresholds", () => {
+    // Act
+    const svg = parseXml(renderChartSvg(guideReport()));
+
+    // Assess
+    expect(svg.name).toBe('svg');
+    expect(svg.attributes.xmlns).toBe('http://www.w3.org/2000/svg');
+    const queue = byId(svg, 'queue-mean');
+    const p95 = byId(svg, 'p95');
+    expect(queue?.name).toBe('polyline');
+    expect(p95?.name).toBe('polyline');
+    expect(queue?.attributes.points?.split(' ')).toHaveLength(6);
+    expect(p95?.attributes.points?.split(' ')).toHaveLength(6);
+    expect(allElements(svg).filter((e) => e.name === 'circle')).toHaveLength(18);
+    // The knee sits at 60 req/s: the x of the sixth point of the curves.
+    const knee = byId(svg, 'knee');
+    const sixthX = queue?.attributes.points?.split(' ')[5]?.split(',')[0];
+    expect(knee?.attributes.x1).toBe(sixthX);
+    expect(knee?.attributes.x2).toBe(sixthX);
+    expect(byId(svg, 'last-stable')).toBeDefined();
+    expect(byId(svg, 'queue-threshold')).toBeDefined();
+    expect(byId(svg, 'p95-guardrail')).toBeDefined();
+    expect(texts(svg)).toEqual(
+      expect.arrayContaining([
+        'Calibration of mistralai/Ministral-3-8B-Instruct-2512 — 2025-06-02',
+        'saturation 60 req/s',
+        'last stable 50 req/s',
+        'queue threshold 25 per Pod',
+        'p95 guardrail 5 s',
+        'scale in below 3 s',
+        'offered rate (req/s)',
+      ]),
+    );
+  });
+
+  it('is self-contained: no scripts, external references or stylesheets', () => {
+    // Act
+    const svg = renderChartSvg(guideReport());
+    const elements = allElements(parseXml(svg));
+
+    // Assess
+    expect(elements.map((e) => e.name)).not.toEqual(
+      expect.arrayContaining(['script', 'style', 'image', 'foreignObject']),
+    );
+    expect(elements.filter((e) => Object.keys(e.attributes).some((a) => a === 'href' || a === 'xlink:href'))).toEqual(
+      [],
+    );
+    expect(svg.replace('http://www.w3.org/2000/svg', '')).not.toMatch(/https?:|url\(|@import/);
+  });
+
+  it('escapes a model name that is not XML-safe', () => {
+    // Prepare
+    const input = testInput();
+    const odd = testInput({ target: { ...input.target, model: 'a<b & "c"' } });
+
+    // Act
+    const svg = renderChartSvg(guideReport({ input: odd }));
+
+    // Assess
+    expect(() => parseXml(svg)).not.toThrow();
+    expect(svg).toContain('Calibration of a&#60;b &#38; &#34;c&#34;');
+  });
+
+  it('says so, with no knee, when saturation was not found', () => {
+    // Prepare
+    const input = testInput();
+    const steps = buildSteps(
+      [10, 20, 30].map((rate) => ({ rateRps: rate })),
+      input,
+    );
+
+    // Act
+    const svg = parseXml(renderChartSvg(guideReport({ input, steps, change: null })));
+
+    // Assess
+    expect(byId(svg, 'knee')).toBeUndefined();
+    expect(texts(svg)).toContain('no saturation within the plan');
+  });
+});
+
+describe('Function: niceScale', () => {
+  it.each([
+    { case: 'queue depths up to 350', max: 350, top: 400, ticks: [0, 100, 200, 300, 400] },
+    { case: 'latencies up to 8 s', max: 8, top: 8, ticks: [0, 2, 4, 6, 8] },
+    { case: 'rates up to 70', max: 70, top: 80, ticks: [0, 20, 40, 60, 80] },
+    { case: 'small fractions', max: 0.57, top: 0.6, ticks: [0, 0.2, 0.4, 0.6] },
+    { case: 'nothing at all', max: 0, top: 1, ticks: [0, 0.2, 0.4, 0.6, 0.8, 1] },
+  ])('picks round ticks for $case', ({ max, top, ticks }) => {
+    // Act
+    const scale = niceScale(max);
+
+    // Assess
+    expect(scale.max).toBeCloseTo(top);
+    expect(scale.ticks).toEqual(ticks);
+  });
+});
+
+describe('Function: parseXml (test helper)', () => {
+  it.each([
+    { case: 'an unclosed tag', xml: '<svg><g></svg>' },
+    { case: 'a bare ampersand', xml: '<svg><text>a & b</text></svg>' },
+    { case: 'an unquoted attribute', xml: '<svg width=10></svg>' },
+    { case: 'two roots', xml: '<svg/><svg/>' },
+  ])('rejects $case', ({ xml }) => {
+    // Act / Assess
+    expect(() => parseXml(xml)).toThrow(XmlNotWellFormedError);
+  });
+});

@@ -1,0 +1,405 @@
+/**
+ * Measuring a load step: what AMP says about the step's hold window, what k6 says about the load it sent, and the
+ * verdict (stable or saturated, with the reasons). Also the readiness gate run before the first step, and the
+ * parsing of the k6 summary from the Job's log.
+ */
+import { MetricsError } from '../metrics/errors.js';
+import type { InstantSample, MetricsSource, RangeSeries } from '../metrics/types.js';
+import { K6_SUMMARY_MARKER, k6SummarySchema, type K6Summary } from '../kube/k6.js';
+import { mapWithConcurrency } from '../util/mapWithConcurrency.js';
+import { mean } from '../util/stats.js';
+import {
+  CalibrationDependencyUnavailableError,
+  CalibrationInputInvalidError,
+  CalibrationJobFailedError,
+  CalibrationMeasurementError,
+  type InputIssue,
+} from './errors.js';
+import { fmt, pct } from './format.js';
+import type { CalibrationInput } from './input.js';
+import { READINESS_RULES, SATURATION_RULES, queueStepSeconds } from './rules.js';
+import {
+  calibrationTarget,
+  readinessQueries,
+  scrapeSamplesQuery,
+  stepQueries,
+  type StepQueries,
+} from './stepQueries.js';
+import type { AmpStepMeasurement, StepMeasurement, StepVerdict } from './types.js';
+
+export interface MeasureDeps {
+  source: MetricsSource;
+}
+
+/** One load step's hold window: the offered rate and the epoch-ms bounds the AMP figures cover. */
+export interface StepWindow {
+  index: number;
+  rateRps: number;
+  holdSeconds: number;
+  startMs: number;
+  endMs: number;
+}
+
+/** Instant queries in flight at once: finishes quickly without bursting into AMP's query limits. */
+const QUERY_CONCURRENCY = 4;
+
+/**
+ * Measures one step from AMP over [startMs, endMs] (instant queries evaluated at endMs over the window, the queue as
+ * a range query) and classifies it. A failing AMP query that may succeed later throws
+ * CalibrationDependencyUnavailableError; no vLLM series at all in the window throws CalibrationMeasurementError.
+ */
+export async function measureStep(
+  deps: MeasureDeps,
+  input: CalibrationInput,
+  window: StepWindow,
+  k6: K6Summary,
+): Promise<StepMeasurement> {
+  checkWindow(window);
+  const target = calibrationTarget(input);
+  const windowSeconds = (window.endMs - window.startMs) / 1000;
+  const queries = stepQueries(target, windowSeconds);
+  const where = `${input.target.namespace}/${input.target.deployment} (model ${JSON.stringify(input.target.model)})`;
+  const span = `${new Date(window.startMs).toISOString()} to ${new Date(window.endMs).toISOString()}`;
+
+  const instantKeys = [
+    'pods',
+    'completed',
+    'p95E2e',
+    'p95Ttft',
+    'p95InterToken',
+    'kvCacheMax',
+    'kvCacheMean',
+    'preemptions',
+  ] as const satisfies ReadonlyArray<keyof StepQueries>;
+  const [queueSeries, values] = await Promise.all([
+    ask(`the queue depth of ${where}`, () =>
+      deps.source.range(queries.queue, {
+        startMs: window.startMs,
+        endMs: window.endMs,
+        stepSeconds: queueStepSeconds(windowSeconds),
+      }),
+    ),
+    mapWithConcurrency(instantKeys, QUERY_CONCURRENCY, (key) =>
+      ask(`${key} of ${where}`, () => deps.source.instant(queries[key], { timeMs: window.endMs })),
+    ),
+  ]);
+  const value = (key: (typeof instantKeys)[number]): number | null =>
+    singleValue(values[instantKeys.indexOf(key)] ?? []);
+
+  const pods = value('pods') ?? 0;
+  if (pods === 0) {
+    throw new CalibrationMeasurementError(
+      `step ${window.index + 1} (${fmt(window.rateRps)} req/s): AMP has no vLLM series for ${where} from ${span}; ` +
+        'check that the ServiceMonitor selects the vLLM Service and that the Pods were Ready during the step',
+    );
+  }
+  const queue = queuePoints(queueSeries);
+  if (queue.length === 0) {
+    throw new CalibrationMeasurementError(
+      `step ${window.index + 1} (${fmt(window.rateRps)} req/s): AMP has no vllm:num_requests_waiting samples for ` +
+        `${where} from ${span}, although ${pods} Pod(s) had vLLM series; the scrapes may have failed during the step`,
+    );
+  }
+
+  const amp: AmpStepMeasurement = {
+    queueMean: mean(queue.map((p) => p.value)),
+    queueMax: Math.max(...queue.map((p) => p.value)),
+    queueSlopePerSecond: leastSquaresSlope(queue),
+    p95E2eSeconds: value('p95E2e'),
+    p95TtftSeconds: value('p95Ttft'),
+    p95InterTokenSeconds: value('p95InterToken'),
+    kvCacheUsageMean: value('kvCacheMean') ?? 0,
+    kvCacheUsageMax: value('kvCacheMax') ?? 0,
+    preemptions: value('preemptions') ?? 0,
+    completedRps: (value('completed') ?? 0) / windowSeconds,
+    pods,
+  };
+  return {
+    index: window.index,
+    rateRps: window.rateRps,
+    holdSeconds: window.holdSeconds,
+    windowStart: new Date(window.startMs).toISOString(),
+    windowEnd: new Date(window.endMs).toISOString(),
+    k6,
+    amp,
+    verdict: classifyStep(amp, k6, window.rateRps, input, window.holdSeconds),
+  };
+}
+
+/**
+ * The saturation verdict of one step: saturated when ANY of these holds (SATURATION_RULES):
+ * 1. the queue keeps growing: slope > max(0.5, 2 % of the rate) req/s and a queue of at least 5 at some point;
+ * 2. vLLM's completions fall behind: completedRps < 95 % × rate × (1 − L / hold), L = k6's mean request latency.
+ *    The window closes on about rate × L requests still in flight (Little's law, L = λW), which complete after it and
+ *    are not "behind";
+ * 3. k6 got fewer than 95 % of the rate as successful responses per second of hold, or dropped more than 1 % of the
+ *    planned iterations (rate × hold);
+ * 4. p95 end-to-end latency exceeds `input.slo.p95LatencySeconds`, when an SLO is set.
+ * Every reason is a sentence with the numbers.
+ */
+export function classifyStep(
+  amp: AmpStepMeasurement,
+  k6: K6Summary,
+  rateRps: number,
+  input: CalibrationInput,
+  holdSeconds: number = input.plan.holdSeconds,
+): StepVerdict {
+  const rules = SATURATION_RULES;
+  const reasons: string[] = [];
+  const offered = `at ${fmt(rateRps)} req/s offered`;
+
+  const slopeLimit = Math.max(rules.queueSlopeMinPerSecond, rules.queueSlopeRateFraction * rateRps);
+  if (amp.queueSlopePerSecond > slopeLimit && amp.queueMax >= rules.queueMaxFloor) {
+    reasons.push(
+      `queue grew ${fmt(amp.queueSlopePerSecond, 1)} req/s (max ${fmt(amp.queueMax, 0)}) ${offered}: ` +
+        `more than ${fmt(slopeLimit, 2)} req/s with at least ${rules.queueMaxFloor} queued, so the replica is not ` +
+        'draining its queue',
+    );
+  }
+
+  const inFlightSeconds = Math.min(holdSeconds, Math.max(0, k6.httpReqDurationMs.avg / 1000));
+  const expectedRps = rules.completionFraction * rateRps * (1 - inFlightSeconds / holdSeconds);
+  if (amp.completedRps < expectedRps) {
+    reasons.push(
+      `vLLM completed ${fmt(amp.completedRps, 1)} req/s ${offered}, below ${fmt(expectedRps, 1)} req/s ` +
+        `(${pct(rules.completionFraction, 0)} of the rate, less the ${fmt(inFlightSeconds, 1)} s of requests still ` +
+        'in flight when the window closed): completions fall behind the offered rate',
+    );
+  }
+
+  const achievedRps = Math.max(0, k6.httpReqs - k6.httpReqFailed) / holdSeconds;
+  if (achievedRps < rules.k6AchievedFraction * rateRps) {
+    reasons.push(
+      `k6 got ${fmt(achievedRps, 1)} successful responses/s ${offered} (${pct(achievedRps / rateRps)}), below ` +
+        `${pct(rules.k6AchievedFraction, 0)}` +
+        (k6.httpReqFailed > 0 ? `; ${k6.httpReqFailed} of ${k6.httpReqs} requests failed` : ''),
+    );
+  }
+  const planned = Math.max(1, Math.round(rateRps * holdSeconds));
+  if (k6.droppedIterations / planned > rules.k6DroppedFraction) {
+    reasons.push(
+      `k6 dropped ${k6.droppedIterations} of ${planned} planned iterations (${pct(k6.droppedIterations / planned)}) ` +
+        `${offered}, more than ${pct(rules.k6DroppedFraction, 0)}: every VU was waiting on a slow response`,
+    );
+  }
+
+  const slo = input.slo.p95LatencySeconds;
+  if (slo !== undefined && amp.p95E2eSeconds !== null && amp.p95E2eSeconds > slo) {
+    reasons.push(
+      `p95 end-to-end latency ${fmt(amp.p95E2eSeconds, 2)} s ${offered} exceeds the SLO of ${fmt(slo, 2)} s`,
+    );
+  }
+  return { saturated: reasons.length > 0, reasons };
+}
+
+/**
+ * The k6 summary from a k6 Pod's log: the last line starting with K6_SUMMARY_MARKER, validated. Missing or invalid
+ * throws CalibrationJobFailedError saying what was wrong.
+ */
+export function parseK6SummaryFromLog(log: string): K6Summary {
+  const line = log
+    .split(/\r?\n/)
+    .reverse()
+    .find((l) => l.startsWith(K6_SUMMARY_MARKER));
+  if (line === undefined) {
+    throw new CalibrationJobFailedError(
+      `the k6 log has no summary line (a line starting with ${JSON.stringify(K6_SUMMARY_MARKER)}): the script ` +
+        `did not reach handleSummary; last log line: ${JSON.stringify(lastLine(log))}`,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(line.slice(K6_SUMMARY_MARKER.length));
+  } catch (error) {
+    throw new CalibrationJobFailedError(
+      `the k6 summary line is not JSON (${error instanceof Error ? error.message : String(error)}): ` +
+        JSON.stringify(line.slice(0, 200)),
+    );
+  }
+  const parsed = k6SummarySchema.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    throw new CalibrationJobFailedError(`the k6 summary line does not have the expected fields: ${problems}`);
+  }
+  return parsed.data;
+}
+
+export interface ReadinessParams {
+  /** The Ready Pods of the Deployment (names). */
+  pods: string[];
+  /** The warmup Job's k6 summary. */
+  warmup: K6Summary;
+  nowMs: number;
+  /**
+   * When the warmup Job finished (its completionTime). The latency check looks at the warmup's last requests, so it
+   * is evaluated one scrape after this time, not at `nowMs`: polling again later sees the same requests once AMP has
+   * them. Default: `nowMs`.
+   */
+  warmupEndedMs?: number;
+}
+
+export interface ReadinessResult {
+  ready: boolean;
+  /** One sentence per check, passed or not. */
+  reasons: string[];
+}
+
+/**
+ * The readiness gate before the first load step:
+ * 1. every listed Ready Pod has vLLM series in AMP now (`count by (pod) (vllm:num_requests_running{sel})`);
+ * 2. the first-request slowness is over: the mean end-to-end latency of the requests that finished in the warmup's
+ *    tail (the last 25 % of its duration, at least 2.5 scrape intervals; from `increase` of the histogram's _sum and
+ *    _count) is at most 25 % above the warmup's median (k6). The slow first requests raise the mean of the whole
+ *    warmup but not its median, so a tail as fast as the median shows they are behind us. With 1 VU the client's
+ *    duration is the server's latency plus a few ms of HTTP, so the two compare.
+ */
+export async function readinessCheck(
+  deps: MeasureDeps,
+  input: CalibrationInput,
+  params: ReadinessParams,
+): Promise<ReadinessResult> {
+  const target = calibrationTarget(input);
+  const rules = READINESS_RULES;
+  const { warmup, nowMs } = params;
+  const warmupEndMs = Math.min(nowMs, params.warmupEndedMs ?? nowMs);
+  const reasons: string[] = [];
+  let ready = true;
+
+  const [withSeries, probe] = await Promise.all([
+    ask('the Pods with vLLM series', () =>
+      deps.source.instant(readinessQueries(target, 1).podsWithSeries, { timeMs: nowMs }),
+    ),
+    ask('the scrape interval', () =>
+      deps.source.instant(scrapeSamplesQuery(target, rules.scrapeProbeSeconds), { timeMs: warmupEndMs }),
+    ),
+  ]);
+  const seen = new Set(withSeries.map((s) => s.labels.pod));
+  const missing = params.pods.filter((pod) => !seen.has(pod));
+  if (params.pods.length === 0) {
+    ready = false;
+    reasons.push('no Ready Pods were listed: nothing to measure yet');
+  } else if (missing.length > 0) {
+    ready = false;
+    reasons.push(
+      `${missing.length} of ${params.pods.length} Ready Pods have no vLLM series in AMP yet (${missing.join(', ')}): ` +
+        'waiting for their first scrapes to be remote-written (AMP can lag by about a minute)',
+    );
+  } else {
+    reasons.push(`all ${params.pods.length} Ready Pods have vLLM series in AMP`);
+  }
+
+  if (warmup.httpReqs === 0) {
+    reasons.push('no warmup requests were sent (warmup.requests = 0): the first-request slowness was not checked');
+    return { ready, reasons };
+  }
+  const samples = singleValue(probe) ?? 0;
+  const scrapeSeconds =
+    samples >= 2 ? rules.scrapeProbeSeconds / samples : (rules.defaultScrapeIntervalSeconds as number);
+  const tailSeconds = Math.ceil(
+    Math.max(rules.minTailScrapes * scrapeSeconds, rules.warmupTailFraction * warmup.durationSeconds),
+  );
+  // One scrape after the warmup's end, so the last requests are in the window.
+  const evalMs = Math.min(nowMs, warmupEndMs + scrapeSeconds * 1000);
+  const queries = readinessQueries(target, tailSeconds);
+  const [meanSamples, countSamples] = await Promise.all([
+    ask('the mean latency of the last warmup requests', () =>
+      deps.source.instant(queries.recentMeanE2e, { timeMs: evalMs }),
+    ),
+    ask('the count of the last warmup requests', () => deps.source.instant(queries.recentCount, { timeMs: evalMs })),
+  ]);
+  const recentMean = singleValue(meanSamples);
+  const recentCount = singleValue(countSamples) ?? 0;
+  const medianSeconds = warmup.httpReqDurationMs.med / 1000;
+  const limit = medianSeconds * (1 + rules.recentLatencyTolerance);
+  const tail = `the ${tailSeconds} s before ${new Date(evalMs).toISOString()}`;
+  if (recentMean === null || recentCount < 1) {
+    ready = false;
+    reasons.push(
+      `no warmup request finished in AMP in ${tail} yet: waiting for the data (AMP can lag by about a minute)`,
+    );
+  } else if (recentMean > limit) {
+    ready = false;
+    reasons.push(
+      `the last ${fmt(recentCount, 0)} warmup requests (${tail}) took ${fmt(recentMean, 2)} s on average, more ` +
+        `than ${pct(rules.recentLatencyTolerance, 0)} above the warmup's median of ${fmt(medianSeconds, 2)} s: the ` +
+        'GPU is still warming up (raise warmup.requests if this persists)',
+    );
+  } else {
+    reasons.push(
+      `the last ${fmt(recentCount, 0)} warmup requests (${tail}) took ${fmt(recentMean, 2)} s on average, within ` +
+        `${pct(rules.recentLatencyTolerance, 0)} of the warmup's median of ${fmt(medianSeconds, 2)} s: the ` +
+        'first-request slowness is over',
+    );
+  }
+  return { ready, reasons };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Runs one AMP query; an error that may pass (throttling, 5xx, network, timeout) becomes the retryable one. */
+async function ask<T>(what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof MetricsError && error.retryable) {
+      throw new CalibrationDependencyUnavailableError(`AMP did not answer the query for ${what}: ${error.message}`, {
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
+/** The value of a one-series answer; null when empty or not finite (the queries aggregate to one series). */
+function singleValue(samples: readonly InstantSample[]): number | null {
+  const first = samples[0];
+  return first === undefined || !Number.isFinite(first.value) ? null : first.value;
+}
+
+function queuePoints(series: readonly RangeSeries[]): Array<{ t: number; value: number }> {
+  const points = series[0]?.points ?? [];
+  return points.filter((p) => Number.isFinite(p.value)).map((p) => ({ t: p.timestampMs / 1000, value: p.value }));
+}
+
+/** Ordinary least-squares slope of value over t (per second): Σ(t−t̄)(y−ȳ) / Σ(t−t̄)²; 0 with fewer than 2 points. */
+export function leastSquaresSlope(points: ReadonlyArray<{ t: number; value: number }>): number {
+  if (points.length < 2) return 0;
+  const tMean = mean(points.map((p) => p.t));
+  const yMean = mean(points.map((p) => p.value));
+  let num = 0;
+  let den = 0;
+  for (const p of points) {
+    num += (p.t - tMean) * (p.value - yMean);
+    den += (p.t - tMean) ** 2;
+  }
+  return den === 0 ? 0 : num / den;
+}
+
+function checkWindow(window: StepWindow): void {
+  const issues: InputIssue[] = [];
+  if (!Number.isInteger(window.index) || window.index < 0) {
+    issues.push({ path: 'window.index', message: `got ${window.index}; accepted: an integer >= 0` });
+  }
+  for (const field of ['rateRps', 'holdSeconds'] as const) {
+    if (!(Number.isFinite(window[field]) && window[field] > 0)) {
+      issues.push({ path: `window.${field}`, message: `got ${window[field]}; accepted: a number > 0` });
+    }
+  }
+  for (const field of ['startMs', 'endMs'] as const) {
+    if (!Number.isFinite(window[field])) {
+      issues.push({ path: `window.${field}`, message: `got ${window[field]}; accepted: epoch milliseconds` });
+    }
+  }
+  if (issues.length === 0 && window.endMs - window.startMs < 1000) {
+    issues.push({
+      path: 'window.endMs',
+      message: `got ${window.endMs}, ${window.endMs - window.startMs} ms after startMs; accepted: at least 1 s after it`,
+    });
+  }
+  if (issues.length > 0) throw new CalibrationInputInvalidError(issues);
+}
+
+function lastLine(log: string): string {
+  const lines = log.trimEnd().split(/\r?\n/);
+  return (lines[lines.length - 1] ?? '').slice(0, 200);
+}

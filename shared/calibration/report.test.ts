@@ -1,0 +1,81 @@
+import { describe, expect, it } from '@jest/globals';
+import { buildReport, renderSummaryText } from './report.js';
+import { guideReport } from './testing/report.js';
+import { buildSteps, testInput, type StepSpec } from './testing/steps.js';
+
+describe('Function: buildReport', () => {
+  it('keeps the steps in the order they ran and is plain JSON', () => {
+    // Prepare
+    const report = guideReport();
+    const shuffled = [...report.steps].reverse();
+
+    // Act
+    const rebuilt = buildReport(report.provenance, shuffled, report.analysis, report.change);
+
+    // Assess
+    expect(rebuilt.version).toBe(1);
+    expect(rebuilt.steps.map((s) => s.rateRps)).toEqual([10, 20, 30, 40, 50, 60]);
+    expect(JSON.parse(JSON.stringify(rebuilt))).toEqual(rebuilt);
+  });
+});
+
+describe('Function: renderSummaryText', () => {
+  it("tells the guide's result: saturation, last stable rate, capacity, thresholds with reasons, the change", () => {
+    // Act
+    const text = renderSummaryText(guideReport());
+
+    // Assess
+    expect(text).toContain(
+      'Calibration of default/vllm-inference-app (model mistralai/Ministral-3-8B-Instruct-2512) in cluster ai-eks-docs',
+    );
+    expect(text).toContain('GPU 1 × NVIDIA-L40S (g6e.4xlarge)');
+    expect(text).toContain('Saturation: 60 req/s (step 6)\n  - queue grew 5.6 req/s (max 350) at 60 req/s offered');
+    expect(text).toContain('Last stable rate: 50 req/s');
+    expect(text).toContain('Capacity of one replica: 54.5 req/s');
+    expect(text).toMatch(
+      /queue depth per Pod\s+> 25\n\s+formula: max\(activation \+ 1, floor\(R × maxQueueWaitSeconds\)\)/,
+    );
+    expect(text).toMatch(/p95 latency guardrail\s+> 5 s/);
+    expect(text).toMatch(/scale in\s+queue = 0 and p95 < 3 s for 300 s/);
+    expect(text).toContain('why: a queue of Q at one Pod holds about Q / R s of work');
+    expect(text).toContain('ScaledObject default/vllm-inference-app: dry run, nothing applied');
+    expect(text).toContain('  + queue threshold: "25"');
+    // One table row per step, the saturated one marked.
+    const rows = text.split('\n').filter((line) => /^\s+\d+\s+\d+\/s/.test(line));
+    expect(rows).toHaveLength(6);
+    expect(rows[5]).toMatch(/^\s+6\s+60\/s\s+54\.5\/s\s+150 \/ 350\s+5\.6\s+8 s\s+5\.1 s\s+9 %\s+100 %\s+SATURATED$/);
+    expect(rows[4]).toMatch(/stable$/);
+  });
+
+  it('says the capacity is a lower bound and lists the notes when saturation was not found', () => {
+    // Prepare
+    const input = testInput();
+    const specs: StepSpec[] = [10, 20, 30].map((rate) => ({ rateRps: rate, amp: { completedRps: rate * 0.98 } }));
+    specs[1] = { ...specs[1], rateRps: 20, k6: { httpReqFailed: 3 } };
+    const report = guideReport({ input, steps: buildSteps(specs, input), change: null });
+
+    // Act
+    const text = renderSummaryText(report);
+
+    // Assess
+    expect(text).toContain(
+      'Saturation: not found within the plan (no step saturated within the plan (highest rate 30 req/s))',
+    );
+    expect(text).toContain('Capacity of one replica: at least 29.4 req/s');
+    expect(text).toContain('Notes:\n  - at 20 req/s 3 of 1200 k6 requests failed');
+    expect(text).not.toContain('ScaledObject');
+  });
+
+  it('says no thresholds were derived when even the first step saturated', () => {
+    // Prepare
+    const input = testInput();
+    const steps = buildSteps([{ rateRps: 10, amp: { queueSlopePerSecond: 3, queueMax: 150, completedRps: 7 } }], input);
+
+    // Act
+    const text = renderSummaryText(guideReport({ input, steps, change: null }));
+
+    // Assess
+    expect(text).toContain('Last stable rate: none');
+    expect(text).toContain('Thresholds: none derived (no stable step)');
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * The calibration report (JSON, stored with its chart and written to the history) and its human summary, which the
+ * CLI and the demo print.
+ */
+import { fmt, pct } from './format.js';
+import type { CalibrationAnalysis, CalibrationReport, Provenance, StepMeasurement, ThresholdChange } from './types.js';
+
+/** Assembles the report; the steps are kept in the order they ran. */
+export function buildReport(
+  provenance: Provenance,
+  steps: readonly StepMeasurement[],
+  analysis: CalibrationAnalysis,
+  change: ThresholdChange | null,
+): CalibrationReport {
+  return {
+    version: 1,
+    provenance,
+    steps: [...steps].sort((a, b) => a.index - b.index),
+    analysis,
+    change,
+  };
+}
+
+/** The human summary: what was calibrated, the steps, saturation, last stable rate, capacity, thresholds, notes. */
+export function renderSummaryText(report: CalibrationReport): string {
+  const { provenance: p, analysis: a } = report;
+  const lines: string[] = [];
+  lines.push(`Calibration of ${p.namespace}/${p.deployment} (model ${p.model}) in cluster ${p.cluster}`);
+  lines.push(`  run ${p.executionName} (${p.executionId}), ${p.startedAt} to ${p.finishedAt}, strategy ${p.strategy}`);
+  lines.push(`  image ${p.image || '(unknown)'}, GPU ${p.gpu ?? '(unknown)'}, Pod template ${p.podTemplateHash}`);
+  lines.push(
+    `  request shape: ${p.requestShape.promptTokens} prompt tokens, max_tokens ${p.requestShape.maxTokens}` +
+      (p.vllmArgs.length > 0 ? `; vLLM args: ${p.vllmArgs.join(' ')}` : ''),
+  );
+  lines.push('');
+  lines.push(...stepTable(report.steps));
+  lines.push('');
+
+  if (a.saturation.found) {
+    lines.push(`Saturation: ${fmt(a.saturation.rateRps)} req/s (step ${a.saturation.stepIndex + 1})`);
+    for (const reason of a.saturation.reasons) lines.push(`  - ${reason}`);
+  } else {
+    lines.push(`Saturation: not found within the plan (${a.saturation.reason})`);
+  }
+  lines.push(`Last stable rate: ${a.lastStableRps === null ? 'none' : `${fmt(a.lastStableRps)} req/s`}`);
+  if (a.capacityRps === null) {
+    lines.push('Capacity of one replica: unknown');
+  } else {
+    const bound = a.saturation.found ? '' : 'at least ';
+    lines.push(`Capacity of one replica: ${bound}${fmt(a.capacityRps.value, 1)} req/s`);
+    lines.push(`  ${a.capacityRps.formula}; ${a.capacityRps.reason}`);
+  }
+  lines.push('');
+
+  const t = a.thresholds;
+  if (t === null) {
+    lines.push('Thresholds: none derived (no stable step)');
+  } else {
+    lines.push('Thresholds:');
+    const scaleIn = t.scaleIn.value;
+    const rows: Array<[string, string, { reason: string; formula: string }]> = [
+      ['queue depth per Pod', `> ${t.queueDepthPerPod.value}`, t.queueDepthPerPod],
+      ['queue activation', `${t.queueActivation.value}`, t.queueActivation],
+      ['p95 latency guardrail', `> ${fmt(t.p95LatencySeconds.value, 1)} s`, t.p95LatencySeconds],
+      [
+        'scale in',
+        `queue = ${scaleIn.queueDepth} and p95 < ${fmt(scaleIn.p95BelowSeconds, 1)} s for ${fmt(scaleIn.forSeconds)} s`,
+        t.scaleIn,
+      ],
+    ];
+    for (const [name, value, derived] of rows) {
+      lines.push(`  ${name.padEnd(22)} ${value}`);
+      lines.push(`  ${''.padEnd(22)} formula: ${derived.formula}`);
+      lines.push(`  ${''.padEnd(22)} why: ${derived.reason}`);
+    }
+  }
+
+  const c = report.change;
+  if (c !== null) {
+    lines.push('');
+    lines.push(
+      `ScaledObject ${c.scaledObject.namespace}/${c.scaledObject.name}: ` +
+        (c.applied ? 'thresholds applied' : 'dry run, nothing applied (set scaledObject.apply to apply)'),
+    );
+    for (const line of c.diff.split('\n').filter((l) => l !== '')) lines.push(`  ${line}`);
+  }
+
+  if (a.notes.length > 0) {
+    lines.push('');
+    lines.push('Notes:');
+    for (const note of a.notes) lines.push(`  - ${note}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** One row per step: offered and completed rate, queue, latency, KV cache, k6 drops and failures, verdict. */
+function stepTable(steps: readonly StepMeasurement[]): string[] {
+  const header = [
+    'step',
+    'offered',
+    'completed',
+    'queue mean/max',
+    'slope/s',
+    'p95 e2e',
+    'p95 ttft',
+    'KV max',
+    'k6 ok',
+    'verdict',
+  ];
+  const rows = [...steps]
+    .sort((x, y) => x.index - y.index)
+    .map((s) => {
+      const ok = s.k6.httpReqs === 0 ? '-' : pct((s.k6.httpReqs - s.k6.httpReqFailed) / s.k6.httpReqs, 1);
+      return [
+        String(s.index + 1),
+        `${fmt(s.rateRps)}/s`,
+        `${fmt(s.amp.completedRps, 1)}/s`,
+        `${fmt(s.amp.queueMean, 1)} / ${fmt(s.amp.queueMax, 0)}`,
+        fmt(s.amp.queueSlopePerSecond, 2),
+        seconds(s.amp.p95E2eSeconds),
+        seconds(s.amp.p95TtftSeconds),
+        pct(s.amp.kvCacheUsageMax, 0),
+        s.k6.droppedIterations > 0 ? `${ok}, ${s.k6.droppedIterations} dropped` : ok,
+        s.verdict.saturated ? 'SATURATED' : 'stable',
+      ];
+    });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    `  ${cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ')}`.trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
+function seconds(value: number | null): string {
+  return value === null ? '-' : `${fmt(value, 2)} s`;
+}

@@ -1,0 +1,51 @@
+/**
+ * The fixed numbers of the saturation verdict and of the readiness gate, in one place: the verdict, the docs
+ * (docs/calibration-method.md) and the tests read them from here.
+ *
+ * Source of the rules: the AWS EKS guide "Identify scaling metric thresholds for AI inference" calls a replica
+ * saturated at the rate where "it can no longer keep up with incoming requests": the queue
+ * (`vllm:num_requests_waiting`) rises from near 0 and p95 end-to-end latency climbs (2.5 s → 6-10 s at 60 req/s).
+ * The numbers below turn "rises" and "keeps up" into tests a machine can apply to one 60 s step.
+ */
+export const SATURATION_RULES = {
+  /**
+   * The queue keeps growing: least-squares slope of `sum(vllm:num_requests_waiting)` over the hold above
+   * max(queueSlopeMinPerSecond, queueSlopeRateFraction × offered rate) requests/s. 0.5 req/s is 30 requests over a
+   * 60 s hold, which a replica that keeps up does not accumulate; 2 % of the rate keeps scrape noise at high rates
+   * from counting.
+   */
+  queueSlopeMinPerSecond: 0.5,
+  queueSlopeRateFraction: 0.02,
+  /** ... and the queue actually held requests: its maximum reached at least this many (the guide saw 150-350). */
+  queueMaxFloor: 5,
+  /**
+   * Completions fall behind: vLLM's completed requests/s over the hold below this fraction of the offered rate,
+   * after allowing for the requests still in flight when the window closes (see `classifyStep`).
+   */
+  completionFraction: 0.95,
+  /** k6 got fewer successful responses per second of hold than this fraction of the rate. */
+  k6AchievedFraction: 0.95,
+  /** k6 dropped more than this fraction of the planned iterations (every VU busy: maxVUs reached). */
+  k6DroppedFraction: 0.01,
+} as const;
+
+export const READINESS_RULES = {
+  /** The last warmup requests may be this much slower than the warmup's median and still count as warm. */
+  recentLatencyTolerance: 0.25,
+  /** The tail of the warmup that is averaged: this fraction of its duration... */
+  warmupTailFraction: 0.25,
+  /** ... but at least this many scrape intervals, so `increase` over it has two samples or more. */
+  minTailScrapes: 2.5,
+  /**
+   * The scrape interval is estimated from the samples of one series over this window (short, so a Pod started a
+   * minute ago still fills it; a younger one gives a longer estimate, which only widens the tail)...
+   */
+  scrapeProbeSeconds: 60,
+  /** ... or taken as the guide's kube-prometheus-stack interval when there are too few samples to tell. */
+  defaultScrapeIntervalSeconds: 30,
+} as const;
+
+/** The range-query step of the queue samples: about 30 points over the hold, 1-15 s apart. */
+export function queueStepSeconds(windowSeconds: number): number {
+  return Math.min(15, Math.max(1, Math.round(windowSeconds / 30)));
+}

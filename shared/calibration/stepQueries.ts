@@ -1,0 +1,125 @@
+/**
+ * The PromQL of a calibration: what one load step's hold window and the readiness gate ask AMP. Every selector comes
+ * from shared/metrics/promql.ts (values escaped, renamed vLLM series asked under both names); this file only adds
+ * the window functions the calibration needs (`increase`, `*_over_time`, `count`) around them.
+ */
+import { VLLM } from '../metrics/names.js';
+import {
+  aggregate,
+  assertDuration,
+  dropNaN,
+  histogramQuantile,
+  overVllmNames,
+  ratio,
+  vllmGauge,
+  vllmSelector,
+  type VllmMetricRef,
+} from '../metrics/promql.js';
+import type { Target } from '../metrics/types.js';
+import type { CalibrationInput } from './input.js';
+
+/** The queries of one step, evaluated at the end of its hold window (the queue one as a range over the window). */
+export interface StepQueries {
+  /** `sum(vllm:num_requests_waiting{sel})`: a range query over the hold window. */
+  queue: string;
+  p95E2e: string;
+  p95Ttft: string;
+  p95InterToken: string;
+  /** KV-cache usage of the busiest Pod: its highest sample, and its mean over the window. */
+  kvCacheMax: string;
+  kvCacheMean: string;
+  preemptions: string;
+  /** Requests completed in the window (all finish reasons); divide by the window length for a rate. */
+  completed: string;
+  /** Pods that had vLLM series during the window. */
+  pods: string;
+}
+
+/** The `Target` the metrics module builds matchers from, taken from a calibration input. */
+export function calibrationTarget(input: CalibrationInput): Target {
+  const { cluster, namespace, deployment, model, clusterLabel } = input.target;
+  return {
+    name: `${namespace}/${deployment}`,
+    cluster,
+    namespace,
+    deployment,
+    model,
+    ...(clusterLabel === undefined ? {} : { clusterLabel }),
+  };
+}
+
+/** A window in whole seconds as a PromQL duration (`60s`); Prometheus ranges take integers. */
+export function windowDuration(seconds: number): string {
+  return assertDuration(`${Math.max(1, Math.round(seconds))}s`, 'window');
+}
+
+/** `increase(metric{sel}[window])` for every exposed name of `ref`. */
+function increaseOf(target: Target, ref: VllmMetricRef, window: string, suffix = ''): string {
+  return overVllmNames(ref, (name) => `increase(${vllmSelector(target, `${name}${suffix}`)}[${window}])`);
+}
+
+/** `fn(metric{sel}[window])` for every exposed name of `ref` (`fn` one of the `*_over_time` functions). */
+function overTime(fn: 'max_over_time' | 'avg_over_time', target: Target, ref: VllmMetricRef, window: string): string {
+  return overVllmNames(ref, (name) => `${fn}(${vllmSelector(target, name)}[${window}])`);
+}
+
+/**
+ * The q-quantile of every request that finished in the window:
+ * `histogram_quantile(q, sum by (le) (increase(<name>_bucket{sel}[window]))) > -Inf`. `increase` over the whole hold
+ * (not `rate` over a trailing minute) so the quantile covers exactly the step's requests; NaN (no request finished)
+ * is dropped, so an empty answer means "no requests".
+ */
+function windowQuantile(target: Target, q: number, ref: VllmMetricRef, window: string): string {
+  return dropNaN(histogramQuantile(q, aggregate('sum', ['le'], increaseOf(target, ref, window, '_bucket'))));
+}
+
+/** The queries of a step whose hold window lasts `windowSeconds`. */
+export function stepQueries(target: Target, windowSeconds: number): StepQueries {
+  const window = windowDuration(windowSeconds);
+  const kv: VllmMetricRef = { renamed: 'kvCacheUsage' };
+  return {
+    queue: aggregate('sum', [], vllmGauge(target, VLLM.numRequestsWaiting)),
+    p95E2e: windowQuantile(target, 0.95, VLLM.e2eRequestLatency, window),
+    p95Ttft: windowQuantile(target, 0.95, VLLM.timeToFirstToken, window),
+    p95InterToken: windowQuantile(target, 0.95, { renamed: 'interTokenLatency' }, window),
+    kvCacheMax: aggregate('max', [], overTime('max_over_time', target, kv, window)),
+    kvCacheMean: aggregate('max', [], overTime('avg_over_time', target, kv, window)),
+    preemptions: aggregate('sum', [], increaseOf(target, VLLM.numPreemptions, window)),
+    completed: aggregate('sum', [], increaseOf(target, VLLM.requestSuccess, window)),
+    // One count per Pod whatever other labels (instance, engine) the series carry.
+    pods: `count(${aggregate('max', ['pod'], overTime('max_over_time', target, VLLM.numRequestsRunning, window))})`,
+  };
+}
+
+/** The readiness gate's queries. */
+export interface ReadinessQueries {
+  /** One series per Pod that has vLLM series now. */
+  podsWithSeries: string;
+  /** Mean end-to-end latency of the requests that finished in the window (NaN dropped: empty when none did). */
+  recentMeanE2e: string;
+  /** Requests that finished in the window. */
+  recentCount: string;
+}
+
+/** The readiness queries; `windowSeconds` is the tail of the warmup whose requests are averaged. */
+export function readinessQueries(target: Target, windowSeconds: number): ReadinessQueries {
+  const window = windowDuration(windowSeconds);
+  const e2e = VLLM.e2eRequestLatency;
+  const sumOf = (suffix: string) => aggregate('sum', [], increaseOf(target, e2e, window, suffix));
+  return {
+    podsWithSeries: `count by (pod) (${vllmSelector(target, VLLM.numRequestsRunning)})`,
+    // The histogram's _sum / _count over the window: the mean of exactly those requests (Prometheus docs,
+    // "Histograms and summaries": rate(x_sum) / rate(x_count) is the average).
+    recentMeanE2e: dropNaN(ratio(sumOf('_sum'), sumOf('_count'))),
+    recentCount: sumOf('_count'),
+  };
+}
+
+/**
+ * Samples of one vLLM gauge series over `windowSeconds`: `max(count_over_time(vllm:num_requests_running{sel}[w]))`.
+ * The window divided by it estimates the scrape interval (AMP does not expose the scrape configuration).
+ */
+export function scrapeSamplesQuery(target: Target, windowSeconds: number): string {
+  const window = windowDuration(windowSeconds);
+  return aggregate('max', [], `count_over_time(${vllmSelector(target, VLLM.numRequestsRunning)}[${window}])`);
+}
