@@ -138,6 +138,55 @@ describe('Function: scaledObject', () => {
     expect(queue?.metadata.serverAddress).toBe(AMP);
   });
 
+  it('sets the polling interval, cooldown and activation threshold it is given', () => {
+    // Act
+    const object = render({ ...minimal, pollingInterval: 15, cooldownPeriod: 600, queueActivationThreshold: 3 });
+
+    // Assess
+    expect(object.spec).toMatchObject({ pollingInterval: 15, cooldownPeriod: 600 });
+    expect(object.spec.triggers[0]?.metadata.activationThreshold).toBe('3');
+  });
+
+  it('overrides the HPA behavior field by field, keeping the guide’s values for the rest', () => {
+    // Act
+    const object = render({
+      ...minimal,
+      behavior: { scaleUp: { pods: 4, stabilizationWindowSeconds: 0 }, scaleDown: { selectPolicy: 'Disabled' } },
+    });
+
+    // Assess
+    const { advanced } = object.spec as { advanced?: { horizontalPodAutoscalerConfig?: { behavior?: unknown } } };
+    const behavior = advanced?.horizontalPodAutoscalerConfig?.behavior;
+    expect(behavior).toEqual({
+      scaleUp: {
+        stabilizationWindowSeconds: 0,
+        policies: [{ type: 'Pods', value: 4, periodSeconds: 60 }],
+        selectPolicy: 'Max',
+      },
+      scaleDown: {
+        stabilizationWindowSeconds: 300,
+        policies: [{ type: 'Pods', value: 1, periodSeconds: 120 }],
+        selectPolicy: 'Disabled',
+      },
+    });
+  });
+
+  it('leaves out authenticationRef and awsRegion for a Prometheus that needs no authentication', () => {
+    // Act
+    const object = render({
+      model: 'ministral',
+      ampWorkspaceUrl: 'http://127.0.0.1:9090',
+      authentication: false,
+    });
+
+    // Assess
+    for (const trigger of object.spec.triggers) {
+      expect(trigger.authenticationRef).toBeUndefined();
+      expect(trigger.metadata.awsRegion).toBeUndefined();
+      expect(trigger.metadata.serverAddress).toBe('http://127.0.0.1:9090');
+    }
+  });
+
   it.each([
     {
       case: 'no AMP workspace URL',
@@ -154,6 +203,21 @@ describe('Function: scaledObject', () => {
       case: 'a zero queue threshold',
       input: { ...minimal, queueThreshold: 0 },
       message: /queueThreshold: must be > 0/,
+    },
+    {
+      case: 'a scale-up period the API server refuses',
+      input: { ...minimal, behavior: { scaleUp: { periodSeconds: 3601 } } },
+      message: /behavior\.scaleUp\.periodSeconds: is too large; accepted: an integer from 1 to 1800/,
+    },
+    {
+      case: 'an unknown select policy',
+      input: { ...minimal, behavior: { scaleDown: { selectPolicy: 'Fastest' } } },
+      message: /behavior\.scaleDown\.selectPolicy: "Fastest" is not a select policy; accepted: Max, Min, Disabled/,
+    },
+    {
+      case: 'an unknown behavior field',
+      input: { ...minimal, behavior: { scaleUp: { percent: 50 } } },
+      message: /behavior\.scaleUp/,
     },
     {
       case: 'a cluster without its label',

@@ -29,10 +29,31 @@ export const GUIDE_SCALING = {
   scaleDown: { stabilizationWindowSeconds: 300, pods: 1, periodSeconds: 120, selectPolicy: 'Min' },
 } as const;
 
-/** Positions of the triggers in `spec.triggers`, for code that reads or patches their thresholds. */
+/**
+ * Positions of the triggers in the ScaledObject this generator writes. A ScaledObject the calibration adopts may
+ * order them differently: code that patches thresholds finds them by query (shared/calibration/scaledObjectThresholds).
+ */
 export const SCALED_OBJECT_TRIGGERS = { queueDepth: 0, p95Latency: 1 } as const;
 
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+
+/**
+ * Overrides of one direction of the HPA behavior, field by field over the guide's. Bounds are the API server's
+ * (k8s.io/kubernetes pkg/apis/autoscaling/validation: stabilizationWindowSeconds 0-3600, periodSeconds 1-1800,
+ * a Pods policy value > 0; selectPolicy Max, Min or Disabled).
+ */
+const directionOverrideSchema = z.strictObject({
+  stabilizationWindowSeconds: integer(0, 3600).optional(),
+  pods: integer(1).optional(),
+  periodSeconds: integer(1, 1800).optional(),
+  selectPolicy: z
+    .enum(['Max', 'Min', 'Disabled'], {
+      error: (issue) => `${JSON.stringify(issue.input)} is not a select policy; accepted: Max, Min, Disabled`,
+    })
+    .optional(),
+});
+
+export type ScalingDirectionOverride = z.input<typeof directionOverrideSchema>;
 
 function threshold(what: string, min: 'positive' | 'nonnegative') {
   const accepted = min === 'positive' ? 'a number > 0' : 'a number >= 0';
@@ -70,15 +91,13 @@ export const scaledObjectInputSchema = z
       }
       return value.replace(/\/+$/, '').replace(/\/api\/v1\/query$/, '');
     }),
-    /** The region KEDA signs its AMP queries for (`metadata.awsRegion`). */
+    /** The region KEDA signs its AMP queries for (`metadata.awsRegion`); required unless `authentication` is false. */
     region: z
-      .string({
-        error: (issue) =>
-          issue.input === undefined ? 'is required (the AWS region of the AMP workspace)' : 'must be a string',
-      })
+      .string({ error: 'must be a string' })
       .regex(REGION, {
         error: (issue) => `${JSON.stringify(issue.input)} is not an AWS region; accepted: e.g. "us-east-2"`,
-      }),
+      })
+      .optional(),
     triggerAuthenticationName: dns1123Label('the TriggerAuthentication name').default(
       DEFAULT_TRIGGER_AUTHENTICATION_NAME,
     ),
@@ -113,8 +132,20 @@ export const scaledObjectInputSchema = z
       })
       .optional(),
     cluster: z.string().min(1).optional(),
+    /** KEDA's polling interval in seconds (KEDA's default 30 when left out). */
     pollingInterval: integer(1).optional(),
+    /** Seconds after the last active trigger before KEDA scales to zero (KEDA's default 300 when left out). */
     cooldownPeriod: integer(0).optional(),
+    /** Overrides of the guide's HPA behavior (scale up fast, scale down slowly), field by field. */
+    behavior: z
+      .strictObject({ scaleUp: directionOverrideSchema.optional(), scaleDown: directionOverrideSchema.optional() })
+      .optional(),
+    /**
+     * true (default): the triggers sign their queries through the TriggerAuthentication and `awsRegion` (AMP).
+     * false: a Prometheus that needs no authentication (in-cluster, the twin's): no `authenticationRef`, no
+     * `awsRegion` (KEDA would otherwise try to SigV4-sign for it), and `region` is not needed.
+     */
+    authentication: z.boolean({ error: 'must be true or false' }).default(true),
   })
   .superRefine((input, ctx) => {
     if (input.maxReplicaCount < input.minReplicaCount)
@@ -122,6 +153,13 @@ export const scaledObjectInputSchema = z
         code: 'custom',
         path: ['maxReplicaCount'],
         message: `must be >= minReplicaCount (${input.minReplicaCount})`,
+      });
+    if (input.authentication && input.region === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['region'],
+        message:
+          'is required (the AWS region of the AMP workspace; set authentication: false for a Prometheus without auth)',
       });
     if ((input.clusterLabel === undefined) !== (input.cluster === undefined))
       ctx.addIssue({
@@ -165,16 +203,20 @@ export function scaledObjectQueries(
 /**
  * The KEDA ScaledObject for a vLLM Deployment. With default input it is the guide's, field by field, except that
  * KEDA queries AMP (serverAddress, `awsRegion`, and `authenticationRef` to the TriggerAuthentication that signs) and
- * that the queries are scoped to the Deployment (see `scaledObjectQueries`).
+ * that the queries are scoped to the Deployment (see `scaledObjectQueries`). Optional inputs set the polling
+ * interval, the cooldown, the activation threshold, HPA behavior overrides, and `authentication: false` for a
+ * Prometheus that needs no signing.
  */
 export function scaledObject(spec: ScaledObjectInputSpec): KubeObject {
   const input = parseInput(scaledObjectInputSchema, spec, 'scaledobject');
   const queries = scaledObjectQueries(input);
   const common = {
     serverAddress: input.ampWorkspaceUrl,
-    awsRegion: input.region,
+    ...(input.authentication && input.region !== undefined ? { awsRegion: input.region } : {}),
   };
-  const { scaleUp, scaleDown } = GUIDE_SCALING;
+  const auth = input.authentication ? { authenticationRef: { name: input.triggerAuthenticationName } } : {};
+  const scaleUp = { ...GUIDE_SCALING.scaleUp, ...definedFields(input.behavior?.scaleUp) };
+  const scaleDown = { ...GUIDE_SCALING.scaleDown, ...definedFields(input.behavior?.scaleDown) };
   const object: IScaledObject = {
     apiVersion: 'keda.sh/v1alpha1',
     kind: 'ScaledObject',
@@ -207,7 +249,7 @@ export function scaledObject(spec: ScaledObjectInputSpec): KubeObject {
         {
           type: 'prometheus',
           metricType: 'AverageValue',
-          authenticationRef: { name: input.triggerAuthenticationName },
+          ...auth,
           metadata: {
             ...common,
             query: queries.queueDepth,
@@ -219,13 +261,19 @@ export function scaledObject(spec: ScaledObjectInputSpec): KubeObject {
         {
           type: 'prometheus',
           metricType: 'AverageValue',
-          authenticationRef: { name: input.triggerAuthenticationName },
+          ...auth,
           metadata: { ...common, query: queries.p95Latency, threshold: formatThreshold(input.latencyThresholdSeconds) },
         },
       ],
     },
   };
   return object as KubeObject;
+}
+
+/** The fields that are set (an explicit `undefined` must not erase the guide's value). */
+function definedFields<T extends object>(value: T | undefined): Partial<T> {
+  if (value === undefined) return {};
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as Partial<T>;
 }
 
 /** KEDA reads thresholds as strings (strconv.ParseFloat): `25`, `2.5`. */

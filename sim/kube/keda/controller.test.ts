@@ -606,6 +606,197 @@ describe('Function: startKedaController', () => {
     });
   });
 
+  describe('pause annotations', () => {
+    const PAUSED_REPLICAS = 'autoscaling.keda.sh/paused-replicas';
+    const PAUSED = 'autoscaling.keda.sh/paused';
+
+    /** Sets (string) or removes (null) annotations on the ScaledObject, as `kubectl annotate` does. */
+    function annotate(w: ReturnType<typeof world>, changes: Record<string, string | null>): void {
+      const so = w.scaledObject() as KubeObject;
+      const annotations = { ...(so.metadata.annotations ?? {}) };
+      for (const [key, value] of Object.entries(changes)) {
+        if (value === null) delete annotations[key];
+        else annotations[key] = value;
+      }
+      w.store.update({ ...so, metadata: { ...so.metadata, annotations } });
+    }
+
+    function pausedReplicaCount(w: ReturnType<typeof world>): number | undefined {
+      return (w.scaledObject()?.status as { pausedReplicaCount?: number } | undefined)?.pausedReplicaCount;
+    }
+
+    it('scales the target to paused-replicas, deletes the HPA and stops autoscaling while the queue is long', async () => {
+      // Prepare: a queue of 200 has scaled the guide's Deployment to 3.
+      const w = world();
+      w.store.create(guideScaledObject());
+      w.values.set(QUEUE_QUERY, 200);
+      await w.controller.pollNow();
+      await runFor(w, 30, 30);
+      const before = w.replicas();
+      const queriesBefore = w.queries.length;
+
+      // Act: KEDA sees the annotation on its next reconcile (the watch delivers it after this tick).
+      annotate(w, { [PAUSED_REPLICAS]: '1' });
+      await w.controller.pollNow();
+      const changes = await runFor(w, 600, 30);
+
+      // Assess
+      expect(before).toBe(3);
+      expect(w.replicas()).toBe(1);
+      expect(changes).toEqual([]);
+      expect(w.hpa()).toBeUndefined();
+      expect(w.queries).toHaveLength(queriesBefore);
+      expect(w.condition('Paused')).toEqual({
+        type: 'Paused',
+        status: 'True',
+        reason: 'ScaledObjectPaused',
+        message: 'ScaledObject is paused',
+      });
+      expect(w.condition('Ready')).toMatchObject({ status: 'True' });
+      expect(pausedReplicaCount(w)).toBe(1);
+      expect(w.lines).toContain(
+        'keda: default/vllm-inference-app: paused (autoscaling.keda.sh/paused-replicas is "1"): scaled default/vllm-inference-app from 3 to 1',
+      );
+    });
+
+    it('keeps the current count with paused "true" while an empty queue would scale in', async () => {
+      // Prepare
+      const w = world({ replicas: 3 });
+      w.store.create(guideScaledObject());
+      await w.controller.pollNow();
+
+      // Act: twenty idle minutes (unpaused, the guide's behaviour goes down to 1 within 15).
+      annotate(w, { [PAUSED]: 'true' });
+      const changes = await runFor(w, 1200, 30);
+
+      // Assess
+      expect(changes).toEqual([]);
+      expect(w.replicas()).toBe(3);
+      expect(w.hpa()).toBeUndefined();
+      expect(w.condition('Paused')).toMatchObject({ status: 'True', reason: 'ScaledObjectPaused' });
+      expect(pausedReplicaCount(w)).toBeUndefined();
+    });
+
+    it('gives paused-replicas precedence when both annotations are set', async () => {
+      // Prepare
+      const w = world({ replicas: 3 });
+      w.store.create(guideScaledObject());
+      await w.controller.pollNow();
+
+      // Act
+      annotate(w, { [PAUSED]: 'true', [PAUSED_REPLICAS]: '2' });
+      await w.controller.pollNow();
+
+      // Assess
+      expect(w.replicas()).toBe(2);
+      expect(pausedReplicaCount(w)).toBe(2);
+    });
+
+    it('puts the target back to the paused count after someone scales it by hand', async () => {
+      // Prepare
+      const w = world();
+      w.store.create(guideScaledObject());
+      annotate(w, { [PAUSED_REPLICAS]: '2' });
+      await w.controller.pollNow();
+      const deployment = w.store.get('Deployment', 'default', 'vllm-inference-app') as KubeObject;
+
+      // Act: `kubectl scale --replicas=4`
+      w.store.update({ ...deployment, spec: { ...(deployment.spec as object), replicas: 4 } });
+      await runFor(w, 30, 30);
+
+      // Assess
+      expect(w.replicas()).toBe(2);
+    });
+
+    it('resumes when the annotation is removed: Paused False, the HPA back, and the queue scales again', async () => {
+      // Prepare: paused at 1 with a long queue.
+      const w = world();
+      w.store.create(guideScaledObject());
+      w.values.set(QUEUE_QUERY, 200);
+      annotate(w, { [PAUSED_REPLICAS]: '1' });
+      await runFor(w, 120, 30);
+
+      // Act
+      annotate(w, { [PAUSED_REPLICAS]: null });
+      const changes = await runFor(w, 120, 30);
+
+      // Assess: the new HPA starts from its current count as its only recommendation (as the HPA controller does),
+      // so the 30 s scale-up window holds it at 1 until 180 s; then +2 Pods, and 2 more one 60 s period later.
+      expect(w.condition('Paused')).toEqual({
+        type: 'Paused',
+        status: 'False',
+        reason: 'ScaledObjectUnpaused',
+        message: 'pause annotation removed for ScaledObject',
+      });
+      expect(pausedReplicaCount(w)).toBeUndefined();
+      expect(w.hpa()).toBeDefined();
+      expect(changes).toEqual([
+        [180, 3],
+        [240, 5],
+      ]);
+    });
+
+    it('scales to zero with paused-replicas "0"', async () => {
+      // Prepare
+      const w = world({ replicas: 2 });
+      w.store.create(guideScaledObject());
+
+      // Act
+      annotate(w, { [PAUSED_REPLICAS]: '0' });
+      await w.controller.pollNow();
+
+      // Assess
+      expect(w.replicas()).toBe(0);
+      expect(pausedReplicaCount(w)).toBe(0);
+    });
+
+    it.each([
+      { case: '"false"', value: 'false', paused: false },
+      { case: '"0"', value: '0', paused: false },
+      { case: '"True"', value: 'True', paused: true },
+      { case: '"yes" (not a Go boolean, which KEDA reads as true)', value: 'yes', paused: true },
+    ])('reads paused $case as Go’s ParseBool does', async ({ value, paused }) => {
+      // Prepare
+      const w = world();
+      w.store.create(guideScaledObject());
+
+      // Act
+      annotate(w, { [PAUSED]: value });
+      await w.controller.pollNow();
+
+      // Assess
+      expect(w.hpa() === undefined).toBe(paused);
+      expect(w.condition('Paused')?.status).toBe(paused ? 'True' : 'Unknown');
+    });
+
+    it.each([
+      { case: 'a word', value: 'one' },
+      { case: 'a negative count', value: '-1' },
+      { case: 'a decimal', value: '1.5' },
+    ])(
+      'turns Ready False naming the annotation for paused-replicas of $case, and does not scale',
+      async ({ value }) => {
+        // Prepare
+        const w = world({ replicas: 2 });
+        w.store.create(guideScaledObject());
+
+        // Act
+        annotate(w, { [PAUSED_REPLICAS]: value });
+        await w.controller.pollNow();
+
+        // Assess
+        expect(w.replicas()).toBe(2);
+        expect(w.condition('Ready')).toMatchObject({
+          status: 'False',
+          reason: 'ScaledObjectCheckFailed',
+          message: expect.stringContaining(
+            `failed to ensure HPA is correctly created for ScaledObject: metadata.annotations["autoscaling.keda.sh/paused-replicas"]: got "${value}"`,
+          ),
+        });
+      },
+    );
+  });
+
   describe('installation', () => {
     it('leaves ScaledObjects alone while the KEDA CRD is absent, and takes them up once it is installed', async () => {
       // Prepare

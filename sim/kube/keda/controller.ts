@@ -9,8 +9,18 @@
  * own AMP client (whatever `serverAddress` says: AMP or an in-cluster Prometheus, the twin has one Prometheus), then
  * KEDA's activation step (0 ↔ N), then one HPA reconcile. On a real cluster the HPA controller reconciles every
  * 15 s on its own and reads the metric from KEDA's metrics server; here both run on KEDA's polling interval, which
- * keeps one clock and one query per trigger per interval. Not emulated: fallback, pause annotations, ScaledJobs,
- * scalers other than prometheus, the finalizer.
+ * keeps one clock and one query per trigger per interval.
+ *
+ * Pause (KEDA v2.20 `controllers/keda/scaledobject_controller.go` reconcileScaledObject and
+ * `pkg/scaling/executor/scale_scaledobjects.go` RequestScale): with `autoscaling.keda.sh/paused-replicas: "<n>"` the
+ * target is scaled to n, `status.pausedReplicaCount` is n, the HPA is deleted and the scale loop stops (condition
+ * Paused True, ScaledObjectPaused); with `autoscaling.keda.sh/paused` true the same without touching the replica
+ * count. Removing the annotations sets Paused False (ScaledObjectUnpaused), clears pausedReplicaCount and recreates
+ * the HPA. KEDA reaches the paused state over two reconciles (its scale loop scales, the next reconcile deletes the
+ * HPA); the twin does both in one. While paused with a count, every poll puts the target back to it (a `kubectl
+ * scale` does not stick), which a real KEDA does on its next reconcile of the ScaledObject.
+ *
+ * Not emulated: fallback, paused-scale-in/out, ScaledJobs, scalers other than prometheus, the finalizer.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../../../shared/clock/clock.js';
@@ -32,6 +42,7 @@ import {
   buildHpa,
   hpaMinReplicas,
   metricStatus,
+  PAUSE_ANNOTATIONS,
   parseScaledObject,
   SCALED_OBJECT_CRD,
   SCALED_OBJECT_LABEL,
@@ -89,6 +100,25 @@ const NO_FALLBACK: KedaCondition = {
   reason: 'NoFallbackFound',
   message: 'No fallbacks are active on this scaled object',
 };
+/** KEDA's Paused conditions (apis/keda/v1alpha1/condition_types.go, scaledobject_controller.go). */
+const PAUSED: KedaCondition = {
+  type: 'Paused',
+  status: 'True',
+  reason: 'ScaledObjectPaused',
+  message: 'ScaledObject is paused',
+};
+const UNPAUSED: KedaCondition = {
+  type: 'Paused',
+  status: 'False',
+  reason: 'ScaledObjectUnpaused',
+  message: 'pause annotation removed for ScaledObject',
+};
+const READY: KedaCondition = {
+  type: 'Ready',
+  status: 'True',
+  reason: 'ScaledObjectReady',
+  message: READY_MESSAGES.ready,
+};
 
 interface Entry {
   namespace: string;
@@ -113,6 +143,7 @@ interface ScaledObjectStatus {
   originalReplicaCount?: number;
   lastActiveTime?: string;
   externalMetricNames?: string[];
+  pausedReplicaCount?: number;
   [field: string]: unknown;
 }
 
@@ -290,13 +321,81 @@ export function startKedaController(options: KedaControllerOptions): KedaControl
       return undefined;
     }
 
+    if (parsed.pause.paused) {
+      pause(entry, parsed, deployment, status);
+      entry.reconciledGeneration = so.metadata.generation;
+      return parsed;
+    }
+
     ensureHpa(so, parsed, status.hpaName);
     const ready = findCondition(status.conditions, 'Ready');
     const specChanged = entry.reconciledGeneration !== so.metadata.generation;
     const readyAgain =
       specChanged || ready === undefined || ready.status === 'Unknown' || ready.reason === 'ScaledObjectCheckFailed';
+    const wasPaused = findCondition(status.conditions, 'Paused')?.status === 'True';
+    if (wasPaused) log(`keda: ${parsed.namespace}/${parsed.name}: pause annotation removed; autoscaling resumes`);
+    const annotations = so.metadata.annotations ?? {};
+    // KEDA keeps pausedReplicaCount while any pause annotation is present (checkTargetResourceIsScalable).
+    const clearPausedCount = !(
+      PAUSE_ANNOTATIONS.pausedReplicas in annotations || PAUSE_ANNOTATIONS.paused in annotations
+    );
+    writeScaledObjectStatus(entry, (current) => {
+      const { pausedReplicaCount: _dropped, ...rest } = current;
+      return {
+        ...(clearPausedCount ? rest : current),
+        ...targetStatus(current, parsed, deployment),
+        conditions: mergeKedaConditions(current.conditions, [
+          ...(readyAgain ? [READY] : []),
+          NO_FALLBACK,
+          ...(wasPaused ? [UNPAUSED] : []),
+        ]),
+      };
+    });
+    entry.reconciledGeneration = so.metadata.generation;
+    return parsed;
+  }
+
+  /**
+   * The pause branch of KEDA's reconciler: scale to the paused count (if one is given), stop autoscaling by deleting
+   * the HPA, and report Paused True. Idempotent: writes only what differs, logs only on the transition.
+   */
+  function pause(entry: Entry, parsed: ParsedScaledObject, deployment: KubeObject, status: ScaledObjectStatus): void {
+    if (!parsed.pause.paused) return;
+    const who = `${parsed.namespace}/${parsed.name}`;
+    const request = parsed.pause;
+    const wasPaused = findCondition(status.conditions, 'Paused')?.status === 'True';
+    const before = replicasOf(deployment);
+    if (request.replicas !== undefined && before !== request.replicas) {
+      setReplicas(parsed, request.replicas);
+      log(
+        `keda: ${who}: paused (${request.reason}): scaled ${parsed.namespace}/${parsed.targetName} from ${before} to ${request.replicas}`,
+      );
+    } else if (!wasPaused) {
+      log(`keda: ${who}: paused (${request.reason}) at ${before} replicas`);
+    }
+    const hpaName = status.hpaName ?? parsed.hpaName;
+    const hpa = store.get('HorizontalPodAutoscaler', parsed.namespace, hpaName);
+    if (hpa?.metadata.ownerReferences?.some((ref) => ref.uid === parsed.uid)) {
+      store.delete('HorizontalPodAutoscaler', parsed.namespace, hpaName);
+      log(`keda: ${who}: paused: deleted HPA ${hpaName}`);
+    }
+    // The HPA made on resume is a new one: it starts without recommendations or scale events.
+    entry.history = undefined;
     writeScaledObjectStatus(entry, (current) => ({
       ...current,
+      ...targetStatus(current, parsed, deployment),
+      ...(request.replicas !== undefined ? { pausedReplicaCount: request.replicas } : {}),
+      conditions: mergeKedaConditions(current.conditions, [READY, NO_FALLBACK, PAUSED]),
+    }));
+  }
+
+  /** The status fields KEDA's reconciler records about the scale target and the triggers. */
+  function targetStatus(
+    current: ScaledObjectStatus,
+    parsed: ParsedScaledObject,
+    deployment: KubeObject,
+  ): ScaledObjectStatus {
+    return {
       scaleTargetKind: 'apps/v1.Deployment',
       scaleTargetGVKR: { group: 'apps', kind: 'Deployment', resource: 'deployments', version: 'v1' },
       originalReplicaCount: current.originalReplicaCount ?? replicasOf(deployment),
@@ -306,15 +405,7 @@ export function startKedaController(options: KedaControllerOptions): KedaControl
         ? { authenticationsTypes: [...new Set(parsed.authenticationNames)].join(',') }
         : {}),
       hpaName: parsed.hpaName,
-      conditions: mergeKedaConditions(current.conditions, [
-        ...(readyAgain
-          ? [{ type: 'Ready', status: 'True', reason: 'ScaledObjectReady', message: READY_MESSAGES.ready } as const]
-          : []),
-        NO_FALLBACK,
-      ]),
-    }));
-    entry.reconciledGeneration = so.metadata.generation;
-    return parsed;
+    };
   }
 
   /** Creates or updates the HPA (and removes the one of a previous name), keeping its status. */
@@ -356,7 +447,8 @@ export function startKedaController(options: KedaControllerOptions): KedaControl
   async function poll(entry: Entry): Promise<void> {
     if (stopped || !installed()) return;
     const parsed = reconcile(entry);
-    if (!parsed) return;
+    // Paused: KEDA has stopped the scale loop, so nothing is queried and nothing scales.
+    if (!parsed || parsed.pause.paused) return;
     const readings = await Promise.all(parsed.triggers.map(readTrigger));
     if (stopped) return;
     // From here on everything is synchronous: no other writer can slip in between a read and its write.
@@ -540,7 +632,9 @@ function checkFailedMessage(error: unknown): string {
     if (/^spec\.(min|max|idle)ReplicaCount/.test(error.field)) {
       return "ScaledObject doesn't have correct Idle/Min/Max Replica Counts specification";
     }
-    if (error.field.startsWith('spec.advanced')) return 'failed to ensure HPA is correctly created for ScaledObject';
+    // KEDA parses paused-replicas while it builds the HPA (newHPAForScaledObject).
+    if (error.field.startsWith('spec.advanced') || error.field.startsWith('metadata.annotations'))
+      return 'failed to ensure HPA is correctly created for ScaledObject';
   }
   return "ScaledObject doesn't have correct triggers specification";
 }

@@ -17,6 +17,22 @@ export const SCALED_OBJECT_LABEL = 'scaledobject.keda.sh/name';
 /** The CRD whose presence means "KEDA is installed". */
 export const SCALED_OBJECT_CRD = 'scaledobjects.keda.sh';
 
+/**
+ * KEDA's pause annotations (kedacore/keda v2.20 `apis/keda/v1alpha1/scaledobject_types.go`, keda-docs 2.20 "Pause
+ * autoscaling"): `paused-replicas: "<n>"` scales the target to n and stops autoscaling; `paused: "true"` stops it at
+ * the current count; with both, paused-replicas wins. Removing them resumes.
+ */
+export const PAUSE_ANNOTATIONS = {
+  pausedReplicas: 'autoscaling.keda.sh/paused-replicas',
+  paused: 'autoscaling.keda.sh/paused',
+} as const;
+
+/** Whether and how a ScaledObject is paused by its annotations. */
+export type PauseRequest =
+  | { paused: false }
+  | { paused: true; replicas: number; reason: string }
+  | { paused: true; replicas: undefined; reason: string };
+
 /** A ScaledObject's spec with KEDA's defaults applied and every trigger parsed. */
 export interface ParsedScaledObject {
   namespace: string;
@@ -32,6 +48,8 @@ export interface ParsedScaledObject {
   initialCooldownPeriodSeconds?: number;
   /** `advanced.horizontalPodAutoscalerConfig.name`, else `keda-hpa-<name>`. */
   hpaName: string;
+  /** The pause annotations, read as KEDA reads them. */
+  pause: PauseRequest;
   /** Copied to the HPA as written (the HPA algorithm fills the defaults). */
   behavior?: HpaBehavior;
   restoreToOriginalReplicaCount: boolean;
@@ -105,6 +123,7 @@ export function parseScaledObject(so: KubeObject): ParsedScaledObject {
     throw new KedaInvalidScaledObjectError('spec.triggers', 'no triggers', 'at least one prometheus trigger');
   }
   const name = so.metadata.name;
+  const pause = parsePauseAnnotations(so.metadata.annotations);
   return {
     namespace: so.metadata.namespace ?? 'default',
     name,
@@ -117,6 +136,7 @@ export function parseScaledObject(so: KubeObject): ParsedScaledObject {
     ...(cooldownPeriodSeconds !== undefined ? { cooldownPeriodSeconds } : {}),
     ...(initialCooldownPeriodSeconds !== undefined ? { initialCooldownPeriodSeconds } : {}),
     hpaName: hpaConfig?.name || `keda-hpa-${name}`,
+    pause,
     ...(behavior !== undefined ? { behavior } : {}),
     restoreToOriginalReplicaCount: spec.advanced?.restoreToOriginalReplicaCount === true,
     triggers: triggers.map((trigger, index) => parsePrometheusTrigger(trigger, index)),
@@ -125,6 +145,40 @@ export function parseScaledObject(so: KubeObject): ParsedScaledObject {
     ),
   };
 }
+
+/**
+ * Reads the pause annotations as KEDA v2.20 does: `paused-replicas` must be a base-10 int32 (KEDA's
+ * `GetPausedReplicaCount`, strconv.ParseInt; a negative count could never be applied to a Deployment, so the twin
+ * refuses it too) and wins over `paused`; `paused` is read with Go's strconv.ParseBool, and a value that is not a
+ * boolean counts as true (`getBoolAnnotation`).
+ */
+export function parsePauseAnnotations(annotations: Record<string, string> | undefined): PauseRequest {
+  const replicasText = annotations?.[PAUSE_ANNOTATIONS.pausedReplicas];
+  if (replicasText !== undefined) {
+    const replicas = /^[+-]?\d+$/.test(replicasText) ? Number(replicasText) : NaN;
+    if (!Number.isInteger(replicas) || replicas < 0 || replicas > 2 ** 31 - 1) {
+      throw new KedaInvalidScaledObjectError(
+        `metadata.annotations["${PAUSE_ANNOTATIONS.pausedReplicas}"]`,
+        `got ${JSON.stringify(replicasText)}`,
+        'a replica count written as a base-10 integer >= 0, e.g. "1"',
+      );
+    }
+    return { paused: true, replicas, reason: `${PAUSE_ANNOTATIONS.pausedReplicas} is "${replicasText}"` };
+  }
+  const pausedText = annotations?.[PAUSE_ANNOTATIONS.paused];
+  if (pausedText === undefined || GO_FALSE.has(pausedText)) return { paused: false };
+  return {
+    paused: true,
+    replicas: undefined,
+    reason: GO_TRUE.has(pausedText)
+      ? `${PAUSE_ANNOTATIONS.paused} is "${pausedText}"`
+      : `${PAUSE_ANNOTATIONS.paused} is "${pausedText}", not a boolean, which KEDA reads as true`,
+  };
+}
+
+/** Go's strconv.ParseBool spellings. */
+const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+const GO_FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
 
 /** The HPA KEDA creates for a ScaledObject (deterministic: no timestamps, so an unchanged spec is not rewritten). */
 export function buildHpa(so: KubeObject, parsed: ParsedScaledObject): KubeObject {
