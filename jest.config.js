@@ -6,6 +6,7 @@ const preset = createDefaultEsmPreset({ tsconfig: 'tsconfig.json' });
 const common = {
   ...preset,
   testEnvironment: 'node',
+  setupFiles: ['<rootDir>/test/setup-polyfills.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
 };
 

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { registerCalibrateCommand } from './commands/calibrate.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerMetricsCommands } from './commands/metrics.js';
 import { registerRenderCommand } from './commands/render.js';
@@ -14,6 +15,7 @@ const program = new Command('vllm-pilot')
 
 registerDemoCommand(program);
 registerTwinCommands(program);
+registerCalibrateCommand(program);
 registerMetricsCommands(program);
 registerRenderCommand(program);
 

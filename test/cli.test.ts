@@ -110,7 +110,15 @@ function stateFixture(pid: number): TwinState {
         cadvisorMetricsUrl: 'http://127.0.0.1:9/metrics/cadvisor',
       },
     ],
-    aws: { region: 'us-east-2', cloudwatchEndpoint: 'http://127.0.0.1:9', eksEndpoint: 'http://127.0.0.1:9' },
+    aws: {
+      region: 'us-east-2',
+      cloudwatchEndpoint: 'http://127.0.0.1:9',
+      eksEndpoint: 'http://127.0.0.1:9',
+      snsEndpoint: 'http://127.0.0.1:9',
+      dynamodbEndpoint: 'http://127.0.0.1:9',
+      calibrationTopicArn: 'arn:aws:sns:us-east-2:000000000000:vllm-eks-pilot-calibration',
+      historyTable: 'vllm-eks-pilot-calibration-history',
+    },
   };
 }
 

@@ -44,6 +44,11 @@ export const twinStateSchema = z.strictObject({
     cloudwatchEndpoint: z.string().url(),
     /** The twin's EKS endpoint (DescribeCluster), for the product's EKS connection. */
     eksEndpoint: z.string().url(),
+    snsEndpoint: z.string().url(),
+    dynamodbEndpoint: z.string().url(),
+    /** The topic the calibration notifies, and the table its history goes to (as the deployed stack names them). */
+    calibrationTopicArn: z.string(),
+    historyTable: z.string(),
   }),
 });
 

@@ -11,7 +11,10 @@ import { vllmService } from '../../shared/kube/manifests/vllmService.js';
 import { vllmServiceMonitor } from '../../shared/kube/manifests/vllmServiceMonitor.js';
 import type { ClusterClient } from '../../shared/kube/types.js';
 import { type CloudWatchTwin, startCloudWatchTwin } from '../aws/cloudwatch.js';
+import { type DynamoDbTwin, startDynamoDbTwin } from '../aws/dynamodb.js';
 import { type EksTwin, startEksTwin } from '../aws/eks.js';
+import { type SnsTwin, startSnsTwin } from '../aws/sns.js';
+import { CALIBRATION_HISTORY_TABLE } from '../../shared/calibration/history/table.js';
 import { startWorkloadControllers } from '../kube/controllers/startWorkloadControllers.js';
 import type { RunningReplica, Workloads } from '../kube/controllers/types.js';
 import { type KedaController, startKedaController } from '../kube/keda/controller.js';
@@ -28,6 +31,11 @@ import { ADDON_NAMESPACES, dcgmExporterDaemonSet, kedaCrds, namespace, serviceMo
 
 /** The region the twin pretends to be in (the AWS guide's). */
 export const TWIN_REGION = 'us-east-2';
+/** The names the deployed stack gives its calibration topic and history table (serverless.yml). */
+export const TWIN_RESOURCES = {
+  calibrationTopic: 'vllm-eks-pilot-calibration',
+  historyTable: 'vllm-eks-pilot-calibration-history',
+} as const;
 /** The EKS cluster name the twin pretends to be (the AWS guide's). */
 export const TWIN_CLUSTER = 'ai-eks-docs';
 /**
@@ -70,6 +78,8 @@ export interface Twin {
   prometheus: PrometheusInstance;
   cloudwatch: CloudWatchTwin;
   eks: EksTwin;
+  sns: SnsTwin;
+  dynamodb: DynamoDbTwin;
   stop(): Promise<void>;
 }
 
@@ -153,6 +163,15 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
     stops.push(() => eks.stop());
     const cloudwatch = await startCloudWatchTwin({ region: TWIN_REGION });
     stops.push(() => cloudwatch.stop());
+    const sns = await startSnsTwin({ region: TWIN_REGION, clock, log: detail });
+    stops.push(() => sns.stop());
+    const calibrationTopicArn = sns.createTopic(TWIN_RESOURCES.calibrationTopic);
+    const dynamodb = await startDynamoDbTwin({
+      region: TWIN_REGION,
+      tables: [{ TableName: TWIN_RESOURCES.historyTable, ...CALIBRATION_HISTORY_TABLE }],
+      log: detail,
+    });
+    stops.push(() => dynamodb.stop());
 
     // kubectl sends tokens only over https, so the kubeconfigs name the API server's https address.
     const kubeDir = options.stateFile
@@ -227,7 +246,15 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       readOnlyKubeconfigPath,
       serviceUrl,
       replicas: workloads.replicas().map(replicaState),
-      aws: { region: TWIN_REGION, cloudwatchEndpoint: cloudwatch.endpoint, eksEndpoint: eks.endpoint },
+      aws: {
+        region: TWIN_REGION,
+        cloudwatchEndpoint: cloudwatch.endpoint,
+        eksEndpoint: eks.endpoint,
+        snsEndpoint: sns.endpoint,
+        dynamodbEndpoint: dynamodb.endpoint,
+        calibrationTopicArn,
+        historyTable: TWIN_RESOURCES.historyTable,
+      },
     };
     if (options.stateFile) await writeTwinState(options.stateFile, state);
 
@@ -243,6 +270,8 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       prometheus,
       cloudwatch,
       eks,
+      sns,
+      dynamodb,
       stop: () => (stopped ??= stopAll()),
     };
   } catch (error) {

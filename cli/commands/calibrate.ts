@@ -1,0 +1,460 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EKSClient } from '@aws-sdk/client-eks';
+import {
+  DescribeExecutionCommand,
+  GetExecutionHistoryCommand,
+  SFNClient,
+  StartExecutionCommand,
+  type HistoryEvent,
+} from '@aws-sdk/client-sfn';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { InvalidArgumentError, type Command } from 'commander';
+import { parse as parseYaml } from 'yaml';
+import { DynamoDbHistoryStore } from '../../shared/calibration/history/DynamoDbHistoryStore.js';
+import { parseCalibrationInput, type CalibrationInput } from '../../shared/calibration/input.js';
+import { calibrationTarget, stepQueries } from '../../shared/calibration/stepQueries.js';
+import { STRATEGY_NAMES } from '../../shared/calibration/strategies/registry.js';
+import type { StepMeasurement } from '../../shared/calibration/types.js';
+import { systemClock } from '../../shared/clock/clock.js';
+import { connectToEks } from '../../shared/kube/connectToEks.js';
+import type { ClusterClient } from '../../shared/kube/types.js';
+import { HttpMetricsSource } from '../../shared/metrics/ampClient.js';
+import type { MetricsSource } from '../../shared/metrics/types.js';
+import { LocalFolderReportStore } from '../../shared/reports/LocalFolderReportStore.js';
+import { loadDefinition } from '../../shared/workflow/definition.js';
+import { runCalibrationLocally } from '../../shared/workflow/runCalibrationLocally.js';
+import { localFunctionArns } from '../../shared/workflow/substitute.js';
+import type { WorkflowEvent } from '../../shared/workflow/types.js';
+import { silentLogger, type CalibrationDeps } from '../../functions/calibration/deps.js';
+import { calibrationLocalHandlers, createCalibrationHandlers } from '../../functions/calibration/handlers.js';
+import type { StoredReport } from '../../functions/calibration/storeReport.js';
+import { readTwinState, type TwinState } from '../../sim/twin/stateFile.js';
+import { TWIN_CREDENTIALS } from '../../sim/twin/twin.js';
+import { formatNumber, progressBar, writeProgress } from '../output.js';
+import { printJson } from '../options.js';
+import { useTwinCredentials } from '../twinContext.js';
+
+/**
+ * `vllm-pilot calibrate`: runs the calibration state machine (statemachines/calibration.asl.json) against the twin
+ * with the local runner and the product's handlers, or starts it on AWS Step Functions and follows it.
+ */
+
+/**
+ * A bad option or file found while the command runs (commander's own errors are for option parsing: main.ts prints
+ * those as usage errors). The CLI has no errors module of its own yet; this is its only named error.
+ */
+export class CalibrateCommandError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CalibrateCommandError';
+  }
+}
+
+/** How often the hold's progress line reads the queue and p95 from Prometheus. */
+const LIVE_REFRESH_MS = 1_000;
+/** The live p95 covers this many trailing seconds. */
+const LIVE_WINDOW_SECONDS = 10;
+/** How often `--aws` reads the execution history. */
+const AWS_POLL_MS = 3_000;
+
+interface LocalOptions {
+  stateFile?: string;
+  input: string;
+  strategy?: string;
+  out?: string;
+  json?: boolean;
+  verbose?: boolean;
+  executionName?: string;
+  aws?: boolean;
+  stateMachineArn?: string;
+  region?: string;
+}
+
+export function registerCalibrateCommand(program: Command): void {
+  program
+    .command('calibrate')
+    .description(
+      'find the request rate at which one replica saturates and derive the KEDA thresholds (the calibration state machine), against the twin or on AWS',
+    )
+    .requiredOption(
+      '--input <file>',
+      "the calibration input (JSON or YAML); against the twin, target fields it leaves out are the twin's",
+    )
+    .option('--state-file <file>', 'run locally against the twin whose state file this is (written by `twin up`)')
+    .option(
+      '--strategy <name>',
+      `the load plan's strategy (${STRATEGY_NAMES.join(', ')}); overrides plan.strategy`,
+      strategyName,
+    )
+    .option('--out <dir>', 'where the report and chart go (default ./calibration-<execution name>)')
+    .option(
+      '--execution-name <name>',
+      'the execution name (default calib-<deployment>-<UTC time>)',
+      executionNameOption,
+    )
+    .option('--json', 'print the report as JSON instead of the summary')
+    .option('--verbose', "also print the handlers' JSON log lines")
+    .option('--aws', 'start the execution on AWS Step Functions and follow it (needs --state-machine-arn)')
+    .option('--state-machine-arn <arn>', 'the deployed calibration state machine (with --aws)')
+    .option('--region <region>', "the state machine's region (with --aws; default: from the ARN)")
+    .action(async (opts: LocalOptions) => {
+      if (opts.aws) return calibrateOnAws(opts);
+      if (opts.stateFile === undefined)
+        throw new CalibrateCommandError(
+          'give --state-file (run against the twin) or --aws --state-machine-arn (run on AWS)',
+        );
+      return calibrateOnTwin({ ...opts, stateFile: opts.stateFile });
+    });
+}
+
+function strategyName(value: string): string {
+  if (!STRATEGY_NAMES.includes(value))
+    throw new InvalidArgumentError(`unknown strategy "${value}"; accepted: ${STRATEGY_NAMES.join(', ')}`);
+  return value;
+}
+
+/** Step Functions execution names: 1-80 letters, digits, "-" and "_". */
+function executionNameOption(value: string): string {
+  if (!/^[A-Za-z0-9_-]{1,80}$/.test(value))
+    throw new InvalidArgumentError(`"${value}" is not an execution name; accepted: 1-80 letters, digits, "-" or "_"`);
+  return value;
+}
+
+/** Reads the input file (JSON or YAML) as plain data. */
+async function readInputFile(path: string): Promise<Record<string, unknown>> {
+  const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new CalibrateCommandError(`--input ${path}: cannot read it (${error.code ?? error.message})`);
+  });
+  let data: unknown;
+  try {
+    data = /\.ya?ml$/i.test(path) ? parseYaml(text) : JSON.parse(text);
+  } catch (error) {
+    throw new CalibrateCommandError(
+      `--input ${path}: not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${(error as Error).message}`,
+    );
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data))
+    throw new CalibrateCommandError(`--input ${path}: must be an object (the calibration input)`);
+  return data as Record<string, unknown>;
+}
+
+/** `calib-<deployment>-<yyyymmddThhmmss>` in UTC. */
+function defaultExecutionName(deployment: unknown, nowMs: number): string {
+  const stamp = new Date(nowMs).toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
+  const name = typeof deployment === 'string' ? deployment : 'run';
+  return `calib-${name}-${stamp}`.slice(0, 80);
+}
+
+async function calibrateOnTwin(opts: LocalOptions & { stateFile: string }): Promise<void> {
+  await calibrateTwin(await readTwinState(opts.stateFile), opts);
+}
+
+/**
+ * Runs the calibration state machine locally against a running twin and prints the outcome: what `calibrate
+ * --state-file` does once the state file is read (the demo can call it with a twin it started itself).
+ */
+export async function calibrateTwin(
+  state: TwinState,
+  opts: Omit<LocalOptions, 'stateFile' | 'aws' | 'stateMachineArn' | 'region'>,
+): Promise<void> {
+  const aws = state.aws;
+  useTwinCredentials();
+  const raw = withTwinTarget(await readInputFile(opts.input), state);
+  if (opts.strategy !== undefined) raw.plan = { ...(raw.plan as object | undefined), strategy: opts.strategy };
+  // Refuse a bad input here with the same message ValidateInput would give, before anything starts.
+  const input = parseCalibrationInput(raw);
+  const executionName = opts.executionName ?? defaultExecutionName(input.target.deployment, systemClock.now());
+  const out = resolve(opts.out ?? `calibration-${executionName}`);
+
+  const sns = new SNSClient({ region: state.region, endpoint: aws.snsEndpoint, credentials: TWIN_CREDENTIALS });
+  const dynamodb = new DynamoDBClient({
+    region: state.region,
+    endpoint: aws.dynamodbEndpoint,
+    credentials: TWIN_CREDENTIALS,
+  });
+  const eks = new EKSClient({ region: state.region, endpoint: state.aws.eksEndpoint, credentials: TWIN_CREDENTIALS });
+  const clusters = new Map<string, Promise<ClusterClient>>();
+  const deps: CalibrationDeps = {
+    cluster: (target) => {
+      let cluster = clusters.get(target.cluster);
+      if (cluster === undefined) {
+        cluster = connectToEks({
+          clusterName: target.cluster,
+          region: target.region,
+          eks,
+          credentials: TWIN_CREDENTIALS,
+        });
+        clusters.set(target.cluster, cluster);
+      }
+      return cluster;
+    },
+    metricsSource: (target) =>
+      new HttpMetricsSource({ endpoint: target.ampWorkspaceUrl, region: target.region, credentials: TWIN_CREDENTIALS }),
+    reports: new LocalFolderReportStore({ directory: out }),
+    reportPrefix: () => '',
+    history: new DynamoDbHistoryStore({ client: dynamodb, tableName: aws.historyTable }),
+    clock: systemClock,
+    logger: opts.verbose ? new Logger({ serviceName: 'calibration' }) : silentLogger,
+  };
+
+  const definition = await loadDefinition();
+  const progress = new Progress(input, deps.metricsSource(input.target));
+  process.stderr.write(
+    `Calibrating ${input.target.namespace}/${input.target.deployment} on the twin (execution ${executionName}, strategy ${input.plan.strategy})\n`,
+  );
+  const run = runCalibrationLocally({
+    definition,
+    handlers: calibrationLocalHandlers(definition, createCalibrationHandlers(deps), sns),
+    input: raw,
+    substitutions: {
+      ...localFunctionArns(definition, { region: state.region }),
+      CalibrationTopicArn: aws.calibrationTopicArn,
+    },
+    executionName,
+    region: state.region,
+    onEvent: (event) => progress.onEvent(event),
+  });
+  const stop = () => run.abort();
+  process.once('SIGINT', stop);
+  let outcome;
+  try {
+    outcome = await run.result;
+  } finally {
+    process.off('SIGINT', stop);
+    progress.stop();
+    sns.destroy();
+    dynamodb.destroy();
+    eks.destroy();
+  }
+  if (outcome.status !== 'succeeded') {
+    const error = outcome.status === 'aborted' ? 'ExecutionAborted' : outcome.error;
+    const cause = outcome.status === 'aborted' ? 'stopped (Ctrl-C); the failure path did not run' : outcome.cause;
+    throw calibrationFailure(error, cause);
+  }
+  const report = (outcome.output as { report?: StoredReport }).report;
+  if (report === undefined) throw calibrationFailure('CalibrationError', 'the execution ended without a report');
+  if (opts.json) return printJson(JSON.parse(await readFile(report.reportLocation, 'utf8')));
+  process.stdout.write(`${report.summary}\n`);
+}
+
+/** The twin's target, under what the input gives (the input wins), so a twin input may hold only the plan. */
+function withTwinTarget(raw: Record<string, unknown>, state: TwinState): Record<string, unknown> {
+  const given = (raw.target ?? {}) as Record<string, unknown>;
+  return {
+    ...raw,
+    target: {
+      cluster: state.clusterName,
+      region: state.region,
+      namespace: state.namespace,
+      deployment: state.deployment,
+      model: state.model,
+      ampWorkspaceUrl: state.prometheusUrl,
+      ...given,
+    },
+  };
+}
+
+/** The execution's failure as the one-line error main.ts prints: `<error name>: <first line of the cause>`. */
+function calibrationFailure(error: string, cause: string): Error {
+  const failure = new Error(`calibration failed: ${causeMessage(cause).split('\n')[0] ?? ''}`);
+  failure.name = error;
+  return failure;
+}
+
+/** A Lambda error's Cause is JSON (`{"errorType", "errorMessage", "trace"}`); a local one is the message. */
+function causeMessage(cause: string): string {
+  try {
+    const parsed = JSON.parse(cause) as { errorMessage?: unknown };
+    if (typeof parsed.errorMessage === 'string') return parsed.errorMessage;
+  } catch {
+    // Not JSON: the cause is the message itself.
+  }
+  return cause;
+}
+
+/** Progress on stderr: one line per phase, and a live bar per load step (queue and p95 read from Prometheus). */
+class Progress {
+  readonly #input: CalibrationInput;
+  readonly #source: MetricsSource;
+  #ticker: NodeJS.Timeout | undefined;
+  #reported = new Set<string>();
+
+  constructor(input: CalibrationInput, source: MetricsSource) {
+    this.#input = input;
+    this.#source = source;
+  }
+
+  onEvent(event: WorkflowEvent): void {
+    if (event.type === 'StateEntered') {
+      const name = event.state.name;
+      if (name === 'HoldStep') this.#startHold(event.state.input as { plan?: HoldPlan });
+      else if (['Deploy', 'StartWarmup', 'Analyze', 'StoreReport', 'Cleanup', 'CleanupAfterFailure'].includes(name))
+        line(`• ${name}`);
+    } else if (event.type === 'StateExited') {
+      const output = event.state.output as Record<string, unknown> | undefined;
+      if (event.state.name === 'HoldStep') this.stop(true);
+      if (event.state.name === 'CheckRollout')
+        this.#once(
+          'rollout',
+          output?.rollout,
+          (r: { done: boolean; reason: string }) => r.done && `  rollout done: ${r.reason}`,
+        );
+      if (event.state.name === 'ReadinessGate')
+        this.#once(
+          'ready',
+          output?.readiness,
+          (r: { ready: boolean; reasons: string[] }) => r.ready && `  ready: ${r.reasons.join('; ')}`,
+        );
+      if (event.state.name === 'MeasureStep') {
+        const steps = (output?.steps ?? []) as StepMeasurement[];
+        const step = steps[steps.length - 1];
+        if (step) line(`  ${stepLine(step)}`);
+      }
+    } else if (event.type === 'StateRetried') {
+      line(`  ${event.state.name}: retrying (attempt ${event.retry.attempt})`);
+    } else if (event.type === 'StateFailed' && event.state.type !== 'Fail') {
+      line(`  ${event.state.name} failed: ${event.Error}`);
+    }
+  }
+
+  stop(done = false): void {
+    if (this.#ticker === undefined) return;
+    clearInterval(this.#ticker);
+    this.#ticker = undefined;
+    if (done) writeProgress(process.stderr, this.#bar(1), true);
+  }
+
+  #once<T>(key: string, value: unknown, text: (value: T) => string | false): void {
+    if (value === null || value === undefined || this.#reported.has(key)) return;
+    const message = text(value as T);
+    if (message === false) return;
+    this.#reported.add(key);
+    line(message);
+  }
+
+  #plan: HoldPlan | undefined;
+  #startedMs = 0;
+  #live = '';
+
+  #startHold(state: { plan?: HoldPlan }): void {
+    this.stop();
+    this.#plan = state.plan;
+    this.#startedMs = Date.now();
+    this.#live = '';
+    const queries = stepQueries(calibrationTarget(this.#input), LIVE_WINDOW_SECONDS);
+    let busy = false;
+    this.#ticker = setInterval(() => {
+      writeProgress(process.stderr, this.#bar(0));
+      if (busy) return;
+      busy = true;
+      void Promise.all([this.#source.instant(queries.queue), this.#source.instant(queries.p95E2e)])
+        .then(([queue, p95]) => {
+          const q = queue[0]?.value;
+          const p = p95[0]?.value;
+          this.#live = `queue ${q === undefined ? '-' : formatNumber(q)} · p95 ${p === undefined ? '-' : `${formatNumber(p)} s`}`;
+        })
+        .catch((error: unknown) => {
+          this.#live = `(Prometheus: ${(error as Error).message.slice(0, 60)})`;
+        })
+        .finally(() => {
+          busy = false;
+        });
+    }, LIVE_REFRESH_MS);
+    this.#ticker.unref();
+  }
+
+  #bar(minimum: number): string {
+    const plan = this.#plan;
+    if (plan === undefined) return '';
+    const fraction = Math.max(minimum, (Date.now() - this.#startedMs) / 1000 / plan.holdSeconds);
+    const of = this.#input.plan.strategy === 'linear' ? `/${this.#input.plan.rates.length}` : '';
+    return progressBar(fraction, `step ${plan.index + 1}${of} · ${formatNumber(plan.rateRps)} req/s · ${this.#live}`);
+  }
+}
+
+interface HoldPlan {
+  index: number;
+  rateRps: number;
+  holdSeconds: number;
+}
+
+function stepLine(step: StepMeasurement): string {
+  const p95 = step.amp.p95E2eSeconds === null ? '-' : `${formatNumber(step.amp.p95E2eSeconds)} s`;
+  const verdict = step.verdict.saturated ? `SATURATED (${step.verdict.reasons[0] ?? ''})` : 'stable';
+  return `step ${step.index + 1}: ${formatNumber(step.rateRps)} req/s → completed ${formatNumber(step.amp.completedRps)}/s, queue max ${formatNumber(step.amp.queueMax)}, p95 ${p95}: ${verdict}`;
+}
+
+function line(text: string): void {
+  process.stderr.write(`${text}\n`);
+}
+
+/** `--aws`: StartExecution, then GetExecutionHistory until the execution ends, printing each state entered. */
+async function calibrateOnAws(opts: LocalOptions): Promise<void> {
+  const arn = opts.stateMachineArn;
+  const match = /^arn:aws[a-z-]*:states:([a-z0-9-]+):\d{12}:stateMachine:[A-Za-z0-9_-]+$/.exec(arn ?? '');
+  if (arn === undefined || match === null)
+    throw new CalibrateCommandError(
+      `--state-machine-arn ${arn === undefined ? 'is required with --aws' : `"${arn}" is not a state machine ARN`}; accepted: arn:aws:states:<region>:<account>:stateMachine:<name>`,
+    );
+  const region = opts.region ?? match[1];
+  const raw = await readInputFile(opts.input);
+  if (opts.strategy !== undefined) raw.plan = { ...(raw.plan as object | undefined), strategy: opts.strategy };
+  const input = parseCalibrationInput(raw);
+  const name = opts.executionName ?? defaultExecutionName(input.target.deployment, systemClock.now());
+  const sfn = new SFNClient({ region });
+  try {
+    const { executionArn } = await sfn.send(
+      new StartExecutionCommand({ stateMachineArn: arn, name, input: JSON.stringify(raw) }),
+    );
+    if (executionArn === undefined)
+      throw calibrationFailure('States.Runtime', 'StartExecution returned no execution ARN');
+    process.stderr.write(`Started ${executionArn}\n`);
+    // GetExecutionHistory has no "since": each poll reads the history again and prints the events not yet printed.
+    let printed = 0;
+    for (;;) {
+      let nextToken: string | undefined;
+      do {
+        const page = await sfn.send(new GetExecutionHistoryCommand({ executionArn, nextToken, maxResults: 500 }));
+        for (const event of page.events ?? [])
+          if ((event.id ?? 0) > printed) {
+            printAwsEvent(event);
+            printed = event.id ?? printed;
+          }
+        nextToken = page.nextToken;
+      } while (nextToken !== undefined);
+      const execution = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+      if (execution.status === 'RUNNING') {
+        await new Promise((done) => setTimeout(done, AWS_POLL_MS));
+        continue;
+      }
+      if (execution.status === 'SUCCEEDED') {
+        const output = JSON.parse(execution.output ?? '{}') as { report?: StoredReport };
+        if (opts.json) return printJson(output.report ?? output);
+        process.stdout.write(`${output.report?.summary ?? 'calibration succeeded (no report in the output)'}\n`);
+        return;
+      }
+      throw calibrationFailure(
+        execution.error ?? `Execution${execution.status ?? 'Failed'}`,
+        execution.cause ?? `the execution ended ${execution.status ?? 'without a status'}`,
+      );
+    }
+  } finally {
+    sfn.destroy();
+  }
+}
+
+/** One line per state entered, task failure and outcome. */
+function printAwsEvent(event: HistoryEvent): void {
+  const time = event.timestamp?.toISOString().slice(11, 19) ?? '';
+  if (event.type === 'TaskStateEntered' || event.type === 'ChoiceStateEntered' || event.type === 'WaitStateEntered')
+    line(`${time} → ${event.stateEnteredEventDetails?.name ?? ''}`);
+  else if (event.type === 'LambdaFunctionFailed' || event.type === 'TaskFailed')
+    line(
+      `${time}   failed: ${event.lambdaFunctionFailedEventDetails?.error ?? event.taskFailedEventDetails?.error ?? ''}`,
+    );
+  else if (event.type === 'ExecutionFailed') line(`${time} ✗ ${event.executionFailedEventDetails?.error ?? ''}`);
+  else if (event.type === 'ExecutionSucceeded') line(`${time} ✓ succeeded`);
+}

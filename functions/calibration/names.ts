@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Names and marks of what one execution creates. Derived from the execution name only, so a retried task (or a
+ * redriven execution, which keeps its name) finds what the first attempt created instead of creating it twice.
+ */
+
+/** The label on every Job and ConfigMap of an execution: the cleanup deletes by it. */
+export const EXECUTION_LABEL = 'vllm-eks-pilot/execution';
+
+/** Annotations the calibration puts on the Deployment while it runs, so any cleanup can undo its changes. */
+export const CALIBRATION_ANNOTATIONS = {
+  /** The execution calibrating this Deployment (its label value). */
+  execution: 'vllm-eks-pilot/calibration',
+  /** `spec.replicas` before the calibration scaled it; `""` when the calibration created the Deployment. */
+  replicasBefore: 'vllm-eks-pilot/replicas-before-calibration',
+} as const;
+
+const LABEL_VALUE = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+
+export interface ExecutionNames {
+  /** First 8 hex digits of sha256(execution name). */
+  hash: string;
+  /** The EXECUTION_LABEL value: the execution name when it is a valid label value, else `calib-<hash>`. */
+  label: string;
+  /** The k6 script ConfigMap. */
+  configMap: string;
+  warmupJob: string;
+  /** The Job of load step `index` (0-based). */
+  loadJob(index: number): string;
+}
+
+/** The names of an execution's objects: `calib-<hash>-k6`, `calib-<hash>-warmup`, `calib-<hash>-s<index>`. */
+export function executionNames(executionName: string): ExecutionNames {
+  const hash = createHash('sha256').update(executionName).digest('hex').slice(0, 8);
+  const prefix = `calib-${hash}`;
+  return {
+    hash,
+    label: LABEL_VALUE.test(executionName) ? executionName : prefix,
+    configMap: `${prefix}-k6`,
+    warmupJob: `${prefix}-warmup`,
+    loadJob: (index) => `${prefix}-s${index}`,
+  };
+}

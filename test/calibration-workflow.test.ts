@@ -1,0 +1,549 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { DynamoDbHistoryStore } from '../shared/calibration/history/DynamoDbHistoryStore.js';
+import { historyTargetKey } from '../shared/calibration/history/historyTargetKey.js';
+import { KEDA_PAUSED_REPLICAS_ANNOTATION } from '../shared/calibration/scaledObjectThresholds.js';
+import type { CalibrationReport } from '../shared/calibration/types.js';
+import { systemClock } from '../shared/clock/clock.js';
+import { scaledObject } from '../shared/kube/manifests/scaledObject.js';
+import type { KubeObject } from '../shared/kube/types.js';
+import { HttpMetricsSource } from '../shared/metrics/ampClient.js';
+import { LocalFolderReportStore } from '../shared/reports/LocalFolderReportStore.js';
+import { loadDefinition } from '../shared/workflow/definition.js';
+import { WorkflowHandlerMissingError } from '../shared/workflow/errors.js';
+import { runCalibrationLocally } from '../shared/workflow/runCalibrationLocally.js';
+import { localFunctionArns } from '../shared/workflow/substitute.js';
+import type { AslDefinition, LocalTaskHandler, WorkflowEvent, WorkflowOutcome } from '../shared/workflow/types.js';
+import { silentLogger, type CalibrationDeps } from '../functions/calibration/deps.js';
+import { calibrationLocalHandlers, createCalibrationHandlers } from '../functions/calibration/handlers.js';
+import { CALIBRATION_ANNOTATIONS, EXECUTION_LABEL, executionNames } from '../functions/calibration/names.js';
+import { TWIN_CLUSTER, TWIN_CREDENTIALS, TWIN_REGION, type Twin } from '../sim/twin/twin.js';
+import { measureCapacity } from '../sim/vllm/capacity.js';
+import { DEMO_SHAPE, startDemoTwin } from './helpers/twin.js';
+
+// The calibration state machine (statemachines/calibration.asl.json, the file AWS deploys) run by the local runner
+// against the twin: the product's handlers talk to the twin's API server, Prometheus, DynamoDB and SNS over HTTP,
+// the endpoints its state file names.
+// Holds are short (4-5 s) but real: the k6 Jobs really load the simulated replicas for their whole hold. Poll Waits and
+// rests run at a quarter of their length (waitScale), retry pauses are 10 ms.
+
+const NAMESPACE = 'default';
+const WAIT_SCALE = 0.25;
+const LONG = 300_000;
+
+let twin: Twin;
+let topicArn: string;
+let definition: AslDefinition;
+let reportsDir: string;
+let history: DynamoDbHistoryStore;
+let snsClient: SNSClient;
+
+beforeAll(async () => {
+  twin = await startDemoTwin();
+  const aws = twin.state.aws;
+  topicArn = aws.calibrationTopicArn;
+  history = new DynamoDbHistoryStore({
+    client: new DynamoDBClient({ region: TWIN_REGION, endpoint: aws.dynamodbEndpoint, credentials: TWIN_CREDENTIALS }),
+    tableName: aws.historyTable,
+  });
+  snsClient = new SNSClient({ region: TWIN_REGION, endpoint: aws.snsEndpoint, credentials: TWIN_CREDENTIALS });
+  definition = await loadDefinition();
+  reportsDir = await mkdtemp(join(tmpdir(), 'vllm-pilot-calibration-'));
+}, 120_000);
+
+afterAll(async () => {
+  snsClient?.destroy();
+  await twin?.stop();
+  if (reportsDir) await rm(reportsDir, { recursive: true, force: true });
+});
+
+/** The twin's target and a short plan: the demo replica saturates between 20 and 40 req/s for DEMO_SHAPE. */
+function calibrationInput(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    target: {
+      cluster: TWIN_CLUSTER,
+      region: TWIN_REGION,
+      namespace: NAMESPACE,
+      deployment: twin.profile.deployment,
+      model: twin.profile.model,
+      ampWorkspaceUrl: twin.prometheus.url,
+    },
+    testReplicas: 1,
+    request: { promptTokens: DEMO_SHAPE.promptTokens, maxTokens: DEMO_SHAPE.maxTokens },
+    warmup: { requests: 10 },
+    plan: { rates: [10], holdSeconds: 4, restSeconds: 1 },
+    rollout: { timeoutSeconds: 60, pollSeconds: 1 },
+    readiness: { timeoutSeconds: 120, pollSeconds: 1 },
+    ...overrides,
+  };
+}
+
+function metricsSource(endpoint: string, maxAttempts = 3): HttpMetricsSource {
+  return new HttpMetricsSource({
+    endpoint,
+    region: TWIN_REGION,
+    credentials: () => Promise.resolve(TWIN_CREDENTIALS),
+    maxAttempts,
+  });
+}
+
+function twinDeps(overrides: Partial<CalibrationDeps> = {}): CalibrationDeps {
+  return {
+    cluster: () => Promise.resolve(twin.cluster),
+    metricsSource: (target) => metricsSource(target.ampWorkspaceUrl),
+    reports: new LocalFolderReportStore({ directory: reportsDir }),
+    history,
+    clock: systemClock,
+    logger: silentLogger,
+    ...overrides,
+  };
+}
+
+interface RunOptions {
+  name: string;
+  input: unknown;
+  deps?: Partial<CalibrationDeps>;
+  /** Changes the state → handler table (a test's fault injection). */
+  handlers?: (table: Record<string, LocalTaskHandler>) => Record<string, LocalTaskHandler>;
+  onEvent?: (event: WorkflowEvent) => void;
+}
+
+async function runCalibration(options: RunOptions): Promise<{ outcome: WorkflowOutcome; events: WorkflowEvent[] }> {
+  const table = calibrationLocalHandlers(definition, createCalibrationHandlers(twinDeps(options.deps)), snsClient);
+  const run = runCalibrationLocally({
+    definition,
+    handlers: options.handlers ? options.handlers(table) : table,
+    input: options.input,
+    substitutions: { ...localFunctionArns(definition, { region: TWIN_REGION }), CalibrationTopicArn: topicArn },
+    executionName: options.name,
+    waitScale: WAIT_SCALE,
+    retryIntervalOverrides: Object.fromEntries(Object.keys(table).map((state) => [state, 10])),
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+  });
+  return { outcome: await run.result, events: run.events };
+}
+
+/** The Jobs and ConfigMaps carrying the execution's label. */
+async function labelled(executionName: string): Promise<{ jobs: string[]; configMaps: string[] }> {
+  const labelSelector = { [EXECUTION_LABEL]: executionNames(executionName).label };
+  const names = (objects: KubeObject[]) => objects.map((o) => o.metadata.name).sort();
+  return {
+    jobs: names(await twin.cluster.list({ apiVersion: 'batch/v1', kind: 'Job', namespace: NAMESPACE, labelSelector })),
+    configMaps: names(
+      await twin.cluster.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace: NAMESPACE, labelSelector }),
+    ),
+  };
+}
+
+async function liveDeployment(): Promise<KubeObject> {
+  const deployment = await twin.cluster.get({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    namespace: NAMESPACE,
+    name: twin.profile.deployment,
+  });
+  if (deployment === undefined) throw new Error('the twin lost its Deployment');
+  return deployment;
+}
+
+const replicasOf = (deployment: KubeObject) => (deployment.spec as { replicas?: number }).replicas;
+const statesEntered = (events: WorkflowEvent[]) =>
+  events.flatMap((e) => (e.type === 'StateEntered' ? [e.state.name] : []));
+
+/** A loopback port nothing listens on (a Prometheus that is down). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
+
+describe('Workflow: calibration on the twin', () => {
+  describe('happy path, dry run, with a ScaledObject', () => {
+    const name = 'calib-happy-path';
+    const rates = [10, 20, 40, 60];
+    let outcome: WorkflowOutcome;
+    let before: { replicas: number | undefined; scaledObjectSpec: unknown };
+    let after: { deployment: KubeObject; scaledObject: KubeObject | undefined };
+    const jobsSeen = new Set<string>();
+
+    beforeAll(async () => {
+      // Prepare: KEDA keeps the Deployment at its 2 replicas (min = max), as a production ScaledObject would.
+      await twin.cluster.apply(
+        scaledObject({
+          name: twin.profile.deployment,
+          namespace: NAMESPACE,
+          model: twin.profile.model,
+          ampWorkspaceUrl: twin.prometheus.url,
+          authentication: false,
+          minReplicaCount: 2,
+          maxReplicaCount: 2,
+        }),
+      );
+      const scaled = await twin.cluster.get({
+        apiVersion: 'keda.sh/v1alpha1',
+        kind: 'ScaledObject',
+        namespace: NAMESPACE,
+        name: twin.profile.deployment,
+      });
+      before = { replicas: replicasOf(await liveDeployment()), scaledObjectSpec: scaled?.spec };
+
+      // Act
+      const run = await runCalibration({
+        name,
+        input: calibrationInput({ plan: { rates, holdSeconds: 5, restSeconds: 1 } }),
+        onEvent: (event) => {
+          if (event.type === 'StateEntered' && event.state.name === 'CheckLoadJob')
+            void labelled(name).then((now) => now.jobs.forEach((job) => jobsSeen.add(job)));
+        },
+      });
+      outcome = run.outcome;
+      after = {
+        deployment: await liveDeployment(),
+        scaledObject: await twin.cluster.get({
+          apiVersion: 'keda.sh/v1alpha1',
+          kind: 'ScaledObject',
+          namespace: NAMESPACE,
+          name: twin.profile.deployment,
+        }),
+      };
+    }, LONG);
+
+    it('succeeds', () => {
+      // Assess
+      expect(outcome).toMatchObject({ status: 'succeeded' });
+    });
+
+    it("finds saturation within one plan step of the replica's capacity", () => {
+      // Prepare
+      const capacity = measureCapacity(twin.profile, DEMO_SHAPE).capacityRps * 1;
+      const expectedIndex = rates.findIndex((rate) => rate >= capacity);
+
+      // Assess
+      const output = (outcome.status === 'succeeded' ? outcome.output : {}) as {
+        analysis?: CalibrationReport['analysis'];
+      };
+      const saturation = output.analysis?.saturation;
+      expect(saturation?.found).toBe(true);
+      const foundIndex = rates.indexOf(saturation?.found === true ? saturation.rateRps : Number.NaN);
+      expect(Math.abs(foundIndex - expectedIndex)).toBeLessThanOrEqual(1);
+    });
+
+    it('writes the report and its chart, and a history record', async () => {
+      // Prepare
+      const output = (outcome.status === 'succeeded' ? outcome.output : {}) as {
+        report?: { reportLocation: string; chartLocation: string };
+      };
+
+      // Act
+      const report = JSON.parse(await readFile(output.report?.reportLocation ?? '', 'utf8')) as CalibrationReport;
+      const chart = await readFile(output.report?.chartLocation ?? '', 'utf8');
+      const latest = await history.latest(
+        historyTargetKey({ cluster: TWIN_CLUSTER, namespace: NAMESPACE, deployment: twin.profile.deployment }),
+      );
+
+      // Assess
+      expect(report.provenance.executionName).toBe(name);
+      expect(report.steps.length).toBeGreaterThanOrEqual(2);
+      expect(chart).toMatch(/^<svg[\s>]/);
+      expect(latest?.executionName).toBe(name);
+    });
+
+    it('publishes the summary to SNS with event_type and status attributes', () => {
+      // Assess
+      const published = twin.sns.messages(topicArn).filter((m) => m.attributes.execution?.value === name);
+      expect(published).toHaveLength(1);
+      expect(published[0]?.attributes.event_type?.value).toBe('calibration');
+      expect(published[0]?.attributes.status?.value).toBe('succeeded');
+      expect(published[0]?.message).toContain('Calibration of default/');
+    });
+
+    it('ran one Job per step and the warmup, and leaves no Job or ConfigMap of the execution', async () => {
+      // Prepare
+      const names = executionNames(name);
+      const steps = (outcome.status === 'succeeded' ? (outcome.output as { steps: unknown[] }).steps : []).length;
+
+      // Act
+      const left = await labelled(name);
+
+      // Assess
+      expect([...jobsSeen].sort()).toEqual(
+        [names.warmupJob, ...Array.from({ length: steps }, (_, i) => names.loadJob(i))].sort(),
+      );
+      expect(left).toEqual({ jobs: [], configMaps: [] });
+    });
+
+    it('leaves the cluster as it found it: ScaledObject spec, replicas, no pause or calibration annotation', () => {
+      // Assess
+      expect(after.scaledObject?.spec).toEqual(before.scaledObjectSpec);
+      expect(after.scaledObject?.metadata.annotations?.[KEDA_PAUSED_REPLICAS_ANNOTATION]).toBeUndefined();
+      expect(replicasOf(after.deployment)).toBe(before.replicas);
+      expect(after.deployment.metadata.annotations?.[CALIBRATION_ANNOTATIONS.execution]).toBeUndefined();
+    });
+
+    it('records the threshold change it would make without applying it', () => {
+      // Assess
+      const output = (outcome.status === 'succeeded' ? outcome.output : {}) as {
+        change?: { applied: boolean; diff: string };
+      };
+      expect(output.change?.applied).toBe(false);
+      expect(output.change?.diff).toContain('threshold');
+    });
+
+    afterAll(async () => {
+      await twin.cluster.delete({
+        apiVersion: 'keda.sh/v1alpha1',
+        kind: 'ScaledObject',
+        namespace: NAMESPACE,
+        name: twin.profile.deployment,
+      });
+    });
+  });
+
+  describe('failure paths: cleanup, then Fail with the original error', () => {
+    it(
+      'fails with CalibrationRolloutTimeoutError when the rollout outlasts its bound',
+      async () => {
+        // Prepare: a third replica needs the model load time (2 s) to become Ready; the bound is 0.5 s.
+        const name = 'calib-rollout-timeout';
+        const replicasBefore = replicasOf(await liveDeployment());
+
+        // Act
+        const { outcome, events } = await runCalibration({
+          name,
+          input: calibrationInput({ testReplicas: 3, rollout: { timeoutSeconds: 0.5, pollSeconds: 1 } }),
+        });
+
+        // Assess
+        expect(outcome).toMatchObject({ status: 'failed', error: 'CalibrationRolloutTimeoutError' });
+        expect(statesEntered(events).slice(-3)).toEqual(['CleanupAfterFailure', 'NotifyFailure', 'Failed']);
+        expect(await labelled(name)).toEqual({ jobs: [], configMaps: [] });
+        expect(replicasOf(await liveDeployment())).toBe(replicasBefore);
+      },
+      LONG,
+    );
+
+    it(
+      'fails with CalibrationJobFailedError when every request of a load step is refused',
+      async () => {
+        // Prepare: the load step (only) asks for a model the server does not serve: 404 for every request.
+        const name = 'calib-load-job-fails';
+
+        // Act
+        const { outcome, events } = await runCalibration({
+          name,
+          input: calibrationInput(),
+          handlers: (table) => ({
+            ...table,
+            StartLoadStep: (event) => {
+              const e = event as { input: { target: Record<string, unknown> } };
+              return (table.StartLoadStep as LocalTaskHandler)({
+                ...e,
+                input: { ...e.input, target: { ...e.input.target, model: 'no-such-model' } },
+              });
+            },
+          }),
+        });
+
+        // Assess
+        expect(outcome).toMatchObject({ status: 'failed', error: 'CalibrationJobFailedError' });
+        expect(outcome.status === 'failed' && outcome.cause).toMatch(/load Job default\/calib-[0-9a-f]{8}-s0 failed/);
+        expect(statesEntered(events)).toContain('CleanupAfterFailure');
+        expect(await labelled(name)).toEqual({ jobs: [], configMaps: [] });
+      },
+      LONG,
+    );
+
+    it(
+      'retries MeasureStep while AMP is unavailable, then cleans up and fails with the AMP error',
+      async () => {
+        // Prepare: MeasureStep (only) reads from a Prometheus that is down.
+        const name = 'calib-amp-down';
+        const down = `http://127.0.0.1:${await closedPort()}`;
+        const broken = calibrationLocalHandlers(
+          definition,
+          createCalibrationHandlers(twinDeps({ metricsSource: () => metricsSource(down, 1) })),
+          snsClient,
+        );
+
+        // Act
+        const { outcome, events } = await runCalibration({
+          name,
+          input: calibrationInput(),
+          handlers: (table) => ({ ...table, MeasureStep: broken.MeasureStep as LocalTaskHandler }),
+        });
+
+        // Assess
+        expect(outcome).toMatchObject({ status: 'failed', error: 'CalibrationDependencyUnavailableError' });
+        const retries = events.filter((e) => e.type === 'StateRetried' && e.state.name === 'MeasureStep');
+        expect(retries).toHaveLength(3);
+        expect(statesEntered(events).slice(-3)).toEqual(['CleanupAfterFailure', 'NotifyFailure', 'Failed']);
+        expect(await labelled(name)).toEqual({ jobs: [], configMaps: [] });
+        const failure = twin.sns.messages(topicArn).find((m) => m.attributes.execution?.value === name);
+        expect(failure?.attributes.status?.value).toBe('failed');
+      },
+      LONG,
+    );
+  });
+
+  describe('idempotency', () => {
+    it(
+      'runs the same execution twice without duplicate Jobs',
+      async () => {
+        // Prepare
+        const name = 'calib-same-name';
+        const seen: number[] = [];
+        const count = (event: WorkflowEvent) => {
+          if (event.type === 'StateEntered' && ['CheckWarmup', 'CheckLoadJob'].includes(event.state.name))
+            void labelled(name).then((now) => seen.push(now.jobs.length));
+        };
+
+        // Act
+        const first = await runCalibration({ name, input: calibrationInput(), onEvent: count });
+        const afterFirst = await labelled(name);
+        const second = await runCalibration({ name, input: calibrationInput(), onEvent: count });
+        const afterSecond = await labelled(name);
+
+        // Assess
+        expect(first.outcome.status).toBe('succeeded');
+        expect(second.outcome.status).toBe('succeeded');
+        expect(Math.max(...seen)).toBeLessThanOrEqual(2);
+        expect(afterFirst).toEqual({ jobs: [], configMaps: [] });
+        expect(afterSecond).toEqual({ jobs: [], configMaps: [] });
+      },
+      LONG,
+    );
+
+    it(
+      'StartLoadStep run again for the same step returns the Job it created instead of a second one',
+      async () => {
+        // Prepare
+        const name = 'calib-retried-step';
+        const handlers = createCalibrationHandlers(twinDeps());
+        const execution = {
+          id: `arn:aws:states:${TWIN_REGION}:000000000000:execution:x:${name}`,
+          name,
+          startTime: new Date().toISOString(),
+        };
+        const deployment = {
+          namespace: NAMESPACE,
+          name: twin.profile.deployment,
+          serviceUrl: `http://${twin.state.service}.${NAMESPACE}.svc:8000`,
+          replicasBefore: 2,
+          testReplicas: 2,
+          scaledObject: null,
+          startedAtMs: Date.now(),
+          actions: [],
+        };
+        const warmup = { configMap: { namespace: NAMESPACE, name: executionNames(name).configMap }, job: null };
+        const plan = {
+          done: false,
+          reason: 'test',
+          index: 0,
+          rateRps: 1,
+          holdSeconds: 2,
+          restSeconds: 0,
+          holdWaitSeconds: 2,
+          restWaitSeconds: 0,
+        };
+        const input = await handlers.validateInput({ input: calibrationInput(), execution });
+        const event = { input, execution, deployment, warmup, plan };
+
+        // Act
+        const first = (await handlers.startLoadStep(event)) as { job: { name: string; createdAtMs: number } };
+        const second = (await handlers.startLoadStep(event)) as { job: { name: string } };
+        const jobs = (await labelled(name)).jobs;
+        await handlers.cleanup({ input, execution, deployment });
+
+        // Assess
+        expect(second.job.name).toBe(first.job.name);
+        expect(jobs).toEqual([first.job.name]);
+        expect(await labelled(name)).toEqual({ jobs: [], configMaps: [] });
+      },
+      LONG,
+    );
+  });
+
+  describe('ValidateInput', () => {
+    type Input = Record<string, Record<string, unknown>>;
+    it.each([
+      {
+        case: 'a missing target field',
+        edit: (i: Input) => ({ ...i, target: { ...i.target, model: undefined } }),
+        field: /target\.model/,
+      },
+      {
+        case: 'rates that do not increase',
+        edit: (i: Input) => ({ ...i, plan: { ...i.plan, rates: [20, 10] } }),
+        field: /plan\.rates\[1\]/,
+      },
+      {
+        case: 'a negative hold',
+        edit: (i: Input) => ({ ...i, plan: { ...i.plan, holdSeconds: -5 } }),
+        field: /plan\.holdSeconds/,
+      },
+      {
+        case: 'an unknown strategy',
+        edit: (i: Input) => ({ ...i, plan: { ...i.plan, strategy: 'binary' } }),
+        field: /plan\.strategy.*accepted: linear/,
+      },
+      {
+        case: 'an invalid namespace',
+        edit: (i: Input) => ({ ...i, target: { ...i.target, namespace: 'Not_A_Namespace' } }),
+        field: /target\.namespace/,
+      },
+    ])(
+      'refuses $case, naming the field, and creates nothing',
+      async ({ edit, field }) => {
+        // Prepare
+        const name = `calib-bad-input-${Math.random().toString(36).slice(2, 8)}`;
+        const input = JSON.parse(JSON.stringify(edit(calibrationInput() as Input))) as unknown;
+        const deploymentBefore = await liveDeployment();
+        const jobsBefore = await twin.cluster.list({ apiVersion: 'batch/v1', kind: 'Job', namespace: NAMESPACE });
+
+        // Act
+        const { outcome, events } = await runCalibration({ name, input });
+
+        // Assess
+        expect(outcome).toMatchObject({ status: 'failed', error: 'CalibrationInputInvalidError' });
+        expect(outcome.status === 'failed' && outcome.cause).toMatch(field);
+        expect(statesEntered(events)).not.toContain('Deploy');
+        const deploymentAfter = await liveDeployment();
+        expect(replicasOf(deploymentAfter)).toBe(replicasOf(deploymentBefore));
+        expect(deploymentAfter.metadata.annotations).toEqual(deploymentBefore.metadata.annotations);
+        expect(await twin.cluster.list({ apiVersion: 'batch/v1', kind: 'Job', namespace: NAMESPACE })).toHaveLength(
+          jobsBefore.length,
+        );
+      },
+      LONG,
+    );
+  });
+
+  describe('the runner', () => {
+    it('refuses the calibration definition when a Task state has no handler, before touching anything', () => {
+      // Prepare
+      const table = calibrationLocalHandlers(definition, createCalibrationHandlers(twinDeps()), snsClient);
+      const { MeasureStep: _dropped, ...incomplete } = table;
+
+      // Act
+      const act = () =>
+        runCalibrationLocally({
+          definition,
+          handlers: incomplete,
+          input: calibrationInput(),
+          substitutions: { ...localFunctionArns(definition), CalibrationTopicArn: topicArn },
+          executionName: 'calib-incomplete',
+        });
+
+      // Assess
+      expect(act).toThrow(WorkflowHandlerMissingError);
+      expect(act).toThrow(/MeasureStep/);
+    });
+  });
+});
