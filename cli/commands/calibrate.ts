@@ -31,6 +31,7 @@ import type { WorkflowEvent } from '../../shared/workflow/types.js';
 import { silentLogger, type CalibrationDeps } from '../../functions/calibration/deps.js';
 import { calibrationLocalHandlers, createCalibrationHandlers } from '../../functions/calibration/handlers.js';
 import type { StoredReport } from '../../functions/calibration/storeReport.js';
+import type { CalibrationReport } from '../../shared/calibration/types.js';
 import { readTwinState, type TwinState } from '../../sim/twin/stateFile.js';
 import { TWIN_CREDENTIALS } from '../../sim/twin/twin.js';
 import { formatNumber, progressBar, writeProgress } from '../output.js';
@@ -158,11 +159,19 @@ async function calibrateOnTwin(opts: LocalOptions & { stateFile: string }): Prom
  */
 export async function calibrateTwin(
   state: TwinState,
-  opts: Omit<LocalOptions, 'stateFile' | 'aws' | 'stateMachineArn' | 'region'>,
-): Promise<void> {
+  opts: Omit<LocalOptions, 'stateFile' | 'aws' | 'stateMachineArn' | 'region' | 'input'> & {
+    /** A file path, or (for the demo) the input itself. */
+    input: string | Record<string, unknown>;
+    /** Print nothing on success (the caller shows the report). */
+    quiet?: boolean;
+  },
+): Promise<CalibrationReport> {
   const aws = state.aws;
   useTwinCredentials();
-  const raw = withTwinTarget(await readInputFile(opts.input), state);
+  const raw = withTwinTarget(
+    typeof opts.input === 'string' ? await readInputFile(opts.input) : { ...opts.input },
+    state,
+  );
   if (opts.strategy !== undefined) raw.plan = { ...(raw.plan as object | undefined), strategy: opts.strategy };
   // Refuse a bad input here with the same message ValidateInput would give, before anything starts.
   const input = parseCalibrationInput(raw);
@@ -234,10 +243,12 @@ export async function calibrateTwin(
     const cause = outcome.status === 'aborted' ? 'stopped (Ctrl-C); the failure path did not run' : outcome.cause;
     throw calibrationFailure(error, cause);
   }
-  const report = (outcome.output as { report?: StoredReport }).report;
-  if (report === undefined) throw calibrationFailure('CalibrationError', 'the execution ended without a report');
-  if (opts.json) return printJson(JSON.parse(await readFile(report.reportLocation, 'utf8')));
-  process.stdout.write(`${report.summary}\n`);
+  const stored = (outcome.output as { report?: StoredReport }).report;
+  if (stored === undefined) throw calibrationFailure('CalibrationError', 'the execution ended without a report');
+  const report = JSON.parse(await readFile(stored.reportLocation, 'utf8')) as CalibrationReport;
+  if (opts.json) printJson(report);
+  else if (!opts.quiet) process.stdout.write(`${stored.summary}\n`);
+  return report;
 }
 
 /** The twin's target, under what the input gives (the input wins), so a twin input may hold only the plan. */

@@ -1,126 +1,225 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { CATALOG } from '../../shared/metrics/catalog.js';
-import { readCatalog } from '../../shared/metrics/readCatalog.js';
-import type { CatalogResult } from '../../shared/metrics/types.js';
+import { scaledObject } from '../../shared/kube/manifests/scaledObject.js';
+import { renderSummaryText } from '../../shared/calibration/report.js';
+import type { CalibrationReport } from '../../shared/calibration/types.js';
 import { runConstantArrivalLoad } from '../../sim/load/constantArrival.js';
+import type { KubeObject } from '../../sim/kube/types.js';
 import { loadProfile } from '../../sim/twin/loadProfile.js';
-import { measureCapacity } from '../../sim/vllm/capacity.js';
 import { startTwin, type Twin } from '../../sim/twin/twin.js';
-import { formatNumber, table } from '../output.js';
+import { measureCapacity } from '../../sim/vllm/capacity.js';
 import { positiveNumber } from '../options.js';
-import { twinMetricsSource, twinTarget } from '../twinContext.js';
+import { calibrateTwin } from './calibrate.js';
 
 /** The demo's request shape: short completions keep the load cheap for a laptop. */
 const DEMO_SHAPE = { promptTokens: 35, maxTokens: 32 } as const;
-/** Load stages as fractions of the twin's total capacity: idle-ish, busy, at the knee, overloaded. */
-const STAGES = [0.25, 0.6, 0.95, 1.3] as const;
+
+/**
+ * KEDA's windows and periods, shortened so that a scale-out / scale-in cycle fits in a minute. The guide's are 30 s /
+ * 2 Pods per 60 s up and 300 s / 1 Pod per 120 s down (what `vllm-pilot render scaledobject` prints by default).
+ */
+const DEMO_BEHAVIOR = {
+  scaleUp: { stabilizationWindowSeconds: 0, pods: 1, periodSeconds: 5 },
+  scaleDown: { stabilizationWindowSeconds: 10, pods: 1, periodSeconds: 5 },
+} as const;
+const DEMO_MAX_REPLICAS = 4;
+
+/** The guide's plan (10 to 70 req/s), with holds and rests shortened from 60 s / 30 s. */
+const DEMO_CALIBRATION = {
+  plan: { rates: [10, 20, 30, 40, 50, 60, 70], holdSeconds: 8, restSeconds: 2 },
+  warmup: { requests: 20 },
+  request: { promptTokens: DEMO_SHAPE.promptTokens, maxTokens: DEMO_SHAPE.maxTokens },
+  scaledObject: { apply: true },
+} as const;
 
 export function registerDemoCommand(program: Command): void {
   program
     .command('demo')
-    .description('start the twin, offer a rising load, and show the Tier 1/2/3 metrics read from Prometheus live')
+    .description(
+      'the whole product on the local twin: calibrate through the workflow, apply the thresholds, watch KEDA scale (about 3 minutes)',
+    )
     .option('--profile <name|file>', 'twin profile', 'demo')
-    .option('--duration <seconds>', 'how long the load runs', positiveNumber, 60)
+    .option('--out <dir>', 'where the calibration report and chart go', 'demo-output')
+    .option('--load-seconds <seconds>', 'how long the scaling load runs', positiveNumber, 30)
     .option('--no-install', 'never install Prometheus, even as root with apt-get')
-    .action(async (opts: { profile: string; duration: number; install: boolean }) => {
+    .action(async (opts: { profile: string; out: string; loadSeconds: number; install: boolean }) => {
       const profile = await loadProfile(opts.profile);
-      const out = process.stdout;
-      out.write(`Starting the twin "${profile.name}" (${profile.replicas} vLLM replicas, real Prometheus)...\n`);
-      const twin = await startTwin({
-        profile,
-        allowInstallPrometheus: opts.install,
-        log: (line) => out.write(`  ${line}\n`),
-      });
+      const say = (line = '') => process.stdout.write(`${line}\n`);
+      say(
+        `1/4  Starting the twin "${profile.name}": an EKS cluster with ${profile.replicas} vLLM replicas, real Prometheus`,
+      );
       const stop = new AbortController();
       const onSignal = () => stop.abort();
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
+      let twin: Twin | undefined;
       try {
-        await runDemo(twin, opts.duration, stop.signal);
+        twin = await startTwin({
+          profile,
+          allowInstallPrometheus: opts.install,
+          log: (line) => say(`     ${line}`),
+          signal: stop.signal,
+        });
+        await runDemo(twin, resolve(opts.out), opts.loadSeconds, stop.signal, say);
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
-        out.write('Stopping the twin...\n');
-        await twin.stop();
-        out.write(
-          'Stopped. Next: `vllm-pilot twin up --profile demo --state-file .twin/state.json` keeps it running.\n',
-        );
+        if (twin) {
+          say('Stopping the twin...');
+          await twin.stop();
+        }
       }
     });
 }
 
-async function runDemo(twin: Twin, durationS: number, signal: AbortSignal): Promise<void> {
+async function runDemo(
+  twin: Twin,
+  out: string,
+  loadSeconds: number,
+  signal: AbortSignal,
+  say: (line?: string) => void,
+): Promise<void> {
   const { state } = twin;
-  const source = twinMetricsSource(state);
-  const target = twinTarget(state);
-  // Stages are set from the profile's measured capacity (virtual clock, about a second), so any profile shows the knee.
-  const perReplica = measureCapacity(twin.profile, DEMO_SHAPE).capacityRps;
-  const totalCapacity = Math.round(perReplica * state.replicas.length);
-  const stageS = durationS / STAGES.length;
-  let offered = 0;
-  let stage = 0;
+  const ref = { namespace: state.namespace, name: state.deployment };
 
-  // The load: constant-arrival-rate stages, one after the other, over every replica.
-  const load = (async () => {
-    for (const fraction of STAGES) {
-      if (signal.aborted) return;
-      offered = Math.round(totalCapacity * fraction);
-      stage += 1;
-      await runConstantArrivalLoad({
-        urls: [state.serviceUrl],
-        model: state.model,
-        rps: offered,
-        durationS: stageS,
-        ...DEMO_SHAPE,
-        gracefulStopMs: 2_000,
-        signal,
-      });
-    }
-  })();
-
-  // The live view: the catalog read from Prometheus every few seconds, exactly as the collector reads AMP.
-  const startMs = Date.now();
-  let lines = 0;
-  const refresh = async () => {
-    const result = await readCatalog(source, target, { timeMs: Date.now(), rateWindow: '10s' });
-    const header =
-      `t=${Math.round((Date.now() - startMs) / 1000)}s  stage ${stage}/${STAGES.length}: offering ${offered} req/s ` +
-      `(the ${state.replicas.length} replicas sustain about ${totalCapacity} req/s)`;
-    const text = `${header}\n${render(result)}\n`;
-    if (process.stdout.isTTY && lines > 0) process.stdout.write(`\x1b[${lines}A\x1b[J`);
-    process.stdout.write(text);
-    lines = text.split('\n').length - 1;
-  };
-  const timer = setInterval(() => void refresh().catch(() => undefined), 5_000);
-  try {
-    await load;
-    await refresh();
-  } finally {
-    clearInterval(timer);
-  }
-  process.stdout.write(
-    `\nWhat to look at: below about ${totalCapacity} req/s the queue stays near 0 and p95 latency is flat; above it ` +
-      'completions stop following the offered rate, the queue grows and latency climbs: the saturation point ' +
-      "the AWS guide's load test looks for, and what scale-out thresholds must stay below.\n",
+  // 2. The guide's ScaledObject, as a platform team would have it before calibrating.
+  const so = scaledObject({
+    name: state.deployment,
+    namespace: state.namespace,
+    model: state.model,
+    ampWorkspaceUrl: state.prometheusUrl,
+    authentication: false,
+    pollingInterval: 1,
+    maxReplicaCount: DEMO_MAX_REPLICAS,
+    behavior: DEMO_BEHAVIOR,
+  });
+  await twin.cluster.apply(so);
+  say();
+  say(`2/4  Applied the guide's KEDA ScaledObject (queue > 25 per Pod, p95 > 5 s), max ${DEMO_MAX_REPLICAS} replicas.`);
+  say(
+    '     The demo shortens KEDA: polling 1 s; up 1 Pod / 5 s; down after 10 s, 1 Pod / 5 s (the guide: 30 s, 2/60 s; 300 s, 1/120 s).',
   );
+
+  // 3. The calibration, through the same state machine that runs on AWS.
+  say();
+  say(
+    '3/4  Calibrating: deploy → warmup → readiness → load steps 10, 20, ... 70 req/s (8 s each) → analysis → thresholds',
+  );
+  const report = await calibrateTwin(state, { input: { ...DEMO_CALIBRATION }, out, quiet: true });
+  say(indent(renderSummaryText(report)));
+  if (signal.aborted) return;
+
+  // 4. KEDA with the calibrated thresholds: a load above what the replicas sustain, then quiet.
+  const perReplica = measureCapacity(twin.profile, DEMO_SHAPE).capacityRps;
+  const rps = Math.round(perReplica * 2.8);
+  say();
+  say(
+    `4/4  Offering ${rps} req/s for ${loadSeconds} s (one replica sustains about ${Math.round(perReplica)}), then nothing:`,
+  );
+  const timeline = watchReplicas(twin, ref, say);
+  const startMs = Date.now();
+  try {
+    await runConstantArrivalLoad({
+      urls: [state.serviceUrl],
+      model: state.model,
+      rps,
+      durationS: loadSeconds,
+      ...DEMO_SHAPE,
+      gracefulStopMs: 5_000,
+      signal,
+    });
+    say(`     t=${elapsed(startMs)}  load stopped`);
+    await waitFor(() => timeline.current() <= 1 || signal.aborted, 90_000);
+  } finally {
+    timeline.stop();
+  }
+  if (signal.aborted) return;
+  say();
+  summary(report, timeline.changes, out, say);
 }
 
-/** One row per reading, in catalog order; Pods and GPUs shown by a short suffix. */
-function render(result: CatalogResult): string {
-  const order = new Map(CATALOG.map((e, i) => [e.id, i]));
-  const rows = [...result.readings]
-    .sort((a, b) => (order.get(a.queryId) ?? 0) - (order.get(b.queryId) ?? 0))
-    .map((r) => {
-      const entry = CATALOG.find((e) => e.id === r.queryId);
-      const where = r.dimensions.gpu
-        ? `gpu ${r.dimensions.gpu.slice(4, 12)}`
-        : r.dimensions.pod
-          ? `pod …${r.dimensions.pod.slice(-5)}`
-          : 'all';
-      return [`T${r.tier}`, entry?.title ?? r.metricName, where, formatNumber(r.value), r.unit];
-    });
-  const waiting = result.skipped.length
-    ? `\n(${result.skipped.length} readings wait for traffic or are not enabled)`
-    : '';
-  return table(['tier', 'metric', 'where', 'value', 'unit'], rows) + waiting;
+/** Follows the Deployment's replica count (what KEDA sets) and prints each change with KEDA's reason. */
+function watchReplicas(twin: Twin, ref: { namespace: string; name: string }, say: (line?: string) => void) {
+  const startMs = Date.now();
+  const read = () => {
+    const spec = twin.store.get('Deployment', ref.namespace, ref.name)?.spec as { replicas?: number } | undefined;
+    return spec?.replicas ?? 0;
+  };
+  let current = read();
+  const changes: Array<{ atS: number; from: number; to: number }> = [];
+  say(`     t=0s  ${current} replica(s)`);
+  const unwatch = twin.store.watch('Deployment', (event) => {
+    const object = event.object as KubeObject;
+    if (object.metadata.name !== ref.name || object.metadata.namespace !== ref.namespace) return;
+    const next = (object.spec as { replicas?: number }).replicas ?? 0;
+    if (next === current) return;
+    changes.push({ atS: (Date.now() - startMs) / 1000, from: current, to: next });
+    say(`     t=${elapsed(startMs)}  ${current} → ${next} replicas  (${lastRescaleReason(twin, ref) ?? 'KEDA'})`);
+    current = next;
+  });
+  return { current: () => current, changes, stop: unwatch };
+}
+
+/**
+ * The newest SuccessfulRescale Event of the Deployment's HPA, reduced to its figures: `queue 58 / 15 per Pod → 4,
+ * p95 1.84 / 2 → 1`. The triggers are s0 (queue depth) and s1 (p95 latency), in the ScaledObject's order.
+ */
+function lastRescaleReason(twin: Twin, ref: { namespace: string; name: string }): string | undefined {
+  const events = twin.store
+    .list('Event', { namespace: ref.namespace })
+    .filter((e) => (e as { reason?: string }).reason === 'SuccessfulRescale')
+    .sort((a, b) => String(a.metadata.creationTimestamp).localeCompare(String(b.metadata.creationTimestamp)));
+  const message = (events.at(-1) as { message?: string } | undefined)?.message;
+  if (!message) return undefined;
+  const names = ['queue', 'p95'];
+  const figures = [...message.matchAll(/s(\d)-prometheus ([\d.]+) \/ ([\d.]+) per Pod → (\d+)/g)].map(
+    ([, index, value, target, desired]) =>
+      `${names[Number(index)] ?? `s${index}`} ${value} / ${target} per Pod → ${desired}`,
+  );
+  return figures.length > 0 ? `KEDA: ${figures.join(', ')}` : undefined;
+}
+
+function summary(
+  report: CalibrationReport,
+  changes: ReadonlyArray<{ atS: number; from: number; to: number }>,
+  out: string,
+  say: (line?: string) => void,
+): void {
+  const { analysis } = report;
+  const t = analysis.thresholds;
+  say('Summary');
+  say(
+    `  saturation point   ${analysis.saturation.found ? `${analysis.saturation.rateRps} req/s` : `not found within the plan (${analysis.saturation.reason})`}`,
+  );
+  say(
+    `  capacity           ${analysis.capacityRps ? `${analysis.capacityRps.value.toFixed(1)} req/s per replica` : 'unknown'}`,
+  );
+  if (t) {
+    say(`  thresholds         queue > ${t.queueDepthPerPod.value} per Pod, p95 > ${t.p95LatencySeconds.value} s`);
+    say(
+      `                     scale in: queue 0 and p95 < ${t.scaleIn.value.p95BelowSeconds} s for ${t.scaleIn.value.forSeconds} s`,
+    );
+  }
+  say(`  ScaledObject       ${report.change?.applied ? 'patched with the new thresholds' : 'unchanged (dry run)'}`);
+  const peak = Math.max(0, ...changes.map((c) => c.to));
+  say(
+    `  scaling            ${changes.length === 0 ? 'no change' : changes.map((c) => `${c.to} at ${Math.round(c.atS)} s`).join(', ')}${peak ? ` (peak ${peak})` : ''}`,
+  );
+  say(`  report and chart   ${out}/report.json, ${out}/chart.svg`);
+}
+
+function indent(text: string, spaces = 5): string {
+  return text
+    .split('\n')
+    .map((line) => `${' '.repeat(spaces)}${line}`)
+    .join('\n');
+}
+
+function elapsed(startMs: number): string {
+  return `${Math.round((Date.now() - startMs) / 1000)}s`;
+}
+
+async function waitFor(done: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
 }
