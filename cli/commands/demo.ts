@@ -4,7 +4,6 @@ import { scaledObject } from '../../shared/kube/manifests/scaledObject.js';
 import { renderSummaryText } from '../../shared/calibration/report.js';
 import type { CalibrationReport } from '../../shared/calibration/types.js';
 import { runConstantArrivalLoad } from '../../sim/load/constantArrival.js';
-import type { KubeObject } from '../../sim/kube/types.js';
 import { loadProfile } from '../../sim/twin/loadProfile.js';
 import { startTwin, type Twin } from '../../sim/twin/twin.js';
 import { measureCapacity } from '../../sim/vllm/capacity.js';
@@ -149,7 +148,7 @@ function watchReplicas(twin: Twin, ref: { namespace: string; name: string }, say
   const changes: Array<{ atS: number; from: number; to: number }> = [];
   say(`     t=0s  ${current} replica(s)`);
   const unwatch = twin.store.watch('Deployment', (event) => {
-    const object = event.object as KubeObject;
+    const object = event.object;
     if (object.metadata.name !== ref.name || object.metadata.namespace !== ref.namespace) return;
     const next = (object.spec as { replicas?: number }).replicas ?? 0;
     if (next === current) return;
