@@ -1,7 +1,8 @@
 import { createDefaultEsmPreset } from 'ts-jest';
 
 // Two projects: `unit` (beside the code, no processes, virtual clock) and `integration` (test/, starts the twin
-// and the real Prometheus). `npm run test:unit` / `npm run test:integration` select one.
+// and the real Prometheus). `npm run test:unit` / `npm run test:integration` select one. test/long/ holds tests that
+// run the guide's real timings (many minutes): only `npm run test:long` runs them (jest.long.config.js).
 const preset = createDefaultEsmPreset({ tsconfig: 'tsconfig.json' });
 const common = {
   ...preset,
@@ -9,6 +10,8 @@ const common = {
   setupFiles: ['<rootDir>/test/setup-polyfills.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
 };
+
+export { common };
 
 export default {
   projects: [
@@ -21,6 +24,7 @@ export default {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/long/'],
     },
   ],
 };

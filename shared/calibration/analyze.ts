@@ -1,6 +1,6 @@
 /**
  * The analysis of a calibration: where one replica saturates, its capacity, and the autoscaling thresholds derived
- * from the last stable step, each with the reason and the formula (the method: docs/calibration-method.md).
+ * from the last stable step, each with the reason and the formula (the method: README, "Calibration").
  *
  * The formulas reproduce the AWS EKS guide "Identify scaling metric thresholds for AI inference" from its own
  * measurements: stable up to 50 req/s with p95 ≈ 2.5 s, saturated at 60 req/s → queue threshold 25, p95 guardrail
