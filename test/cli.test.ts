@@ -171,7 +171,7 @@ describe('Command: vllm-pilot --help', () => {
       args: ['metrics', 'collect'],
       lists: ['--state-file', '--rate-window', '--verbose', '--json'],
     },
-    { case: 'demo', args: ['demo'], lists: ['--profile', '--duration', '--no-install'] },
+    { case: 'demo', args: ['demo'], lists: ['--profile', '--out', '--load-seconds', '--no-install'] },
   ])(
     '$case: exits 0 and lists its commands and options',
     async ({ args, lists }) => {
