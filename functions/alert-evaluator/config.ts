@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { parseAlertTargets, type AlertTarget } from '../../shared/alerts/settings.js';
+import { ConfigInvalidError, type ConfigIssue } from '../../shared/config/errors.js';
+import { toConfigIssues } from '../../shared/config/zodIssues.js';
+
+/** The alert evaluator's settings, read once from the Lambda environment. */
+export interface AlertEvaluatorConfig {
+  /** The targets and their alert settings (the guide's defaults where a target sets none). */
+  targets: AlertTarget[];
+  ampWorkspaceUrl: string;
+  ampRegion: string;
+  /** The Lambda's region (`AWS_REGION`): SNS and DynamoDB clients use it. */
+  region: string;
+  topicArn: string;
+  tableName: string;
+  /** Set only for the local twin or a VPC endpoint. */
+  snsEndpoint?: string;
+  dynamoDbEndpoint?: string;
+  /** Targets evaluated at once. */
+  concurrency: number;
+}
+
+export const ALERT_EVALUATOR_DEFAULTS = { concurrency: 4, maxConcurrency: 16 } as const;
+
+const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+// SNS topic ARN (partition aws, aws-cn, aws-us-gov); topic names are 1-256 of [A-Za-z0-9_-].
+const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z]{2}(-[a-z]+)+-\d+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
+// DynamoDB table names: 3-255 of [a-zA-Z0-9_.-] (DynamoDB naming rules).
+const TABLE_NAME = /^[a-zA-Z0-9_.-]{3,255}$/;
+
+const httpUrl = (what: string) => z.url({ protocol: /^https?$/, error: `must be an http(s) URL (${what})` });
+const region = (what: string) =>
+  z.string({ error: `is required: ${what}` }).regex(REGION, { error: 'must be an AWS region such as us-east-2' });
+const concurrencyMessage = `must be an integer from 1 to ${ALERT_EVALUATOR_DEFAULTS.maxConcurrency}`;
+
+const environmentSchema = z.object({
+  TARGETS: z.string({ error: 'is required: a JSON (or YAML) list of targets, each with optional `alerts` settings' }),
+  AMP_WORKSPACE_URL: z.string({ error: 'is required: the AMP workspace URL' }).pipe(httpUrl('the AMP workspace URL')),
+  AWS_REGION: region('the Lambda region (Lambda sets it)'),
+  AMP_REGION: region('the AMP workspace region').optional(),
+  ALERT_TOPIC_ARN: z.string({ error: 'is required: the ARN of the alerts SNS topic' }).regex(TOPIC_ARN, {
+    error: 'must be an SNS topic ARN: arn:aws:sns:<region>:<12-digit account>:<topic name>',
+  }),
+  ALERT_STATE_TABLE: z.string({ error: 'is required: the name of the alert state DynamoDB table' }).regex(TABLE_NAME, {
+    error: 'must be a DynamoDB table name: 3-255 letters, digits, "_", "-" or "."',
+  }),
+  SNS_ENDPOINT: httpUrl('the SNS endpoint override').optional(),
+  DYNAMODB_ENDPOINT: httpUrl('the DynamoDB endpoint override').optional(),
+  EVALUATOR_CONCURRENCY: z
+    .string()
+    .regex(/^\d+$/, { error: concurrencyMessage })
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(1, { error: concurrencyMessage })
+        .max(ALERT_EVALUATOR_DEFAULTS.maxConcurrency, { error: concurrencyMessage }),
+    )
+    .optional(),
+});
+
+/**
+ * Reads the alert evaluator's configuration from environment variables. Throws `ConfigInvalidError` listing every
+ * bad variable at once (a target problem reads `TARGETS: targets[1].alerts.rules.VLLMHighLatency.threshold: ...`).
+ * An empty variable counts as unset.
+ */
+export function loadAlertEvaluatorConfig(env: Readonly<Record<string, string | undefined>>): AlertEvaluatorConfig {
+  // Deployment tools often write unset variables as "": treat them as absent so defaults apply.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const issues: ConfigIssue[] = [];
+  const parsed = environmentSchema.safeParse(present);
+  if (!parsed.success) issues.push(...toConfigIssues('', parsed.error.issues));
+
+  let targets: AlertTarget[] = [];
+  if (typeof present.TARGETS === 'string') {
+    try {
+      targets = parseAlertTargets(present.TARGETS);
+    } catch (error) {
+      if (!(error instanceof ConfigInvalidError)) throw error;
+      issues.push(...error.issues.map((issue) => ({ path: 'TARGETS', message: `${issue.path}: ${issue.message}` })));
+    }
+  }
+  if (!parsed.success || issues.length > 0) throw new ConfigInvalidError('environment', issues);
+
+  const vars = parsed.data;
+  return {
+    targets,
+    ampWorkspaceUrl: vars.AMP_WORKSPACE_URL,
+    ampRegion: vars.AMP_REGION ?? vars.AWS_REGION,
+    region: vars.AWS_REGION,
+    topicArn: vars.ALERT_TOPIC_ARN,
+    tableName: vars.ALERT_STATE_TABLE,
+    ...(vars.SNS_ENDPOINT === undefined ? {} : { snsEndpoint: vars.SNS_ENDPOINT }),
+    ...(vars.DYNAMODB_ENDPOINT === undefined ? {} : { dynamoDbEndpoint: vars.DYNAMODB_ENDPOINT }),
+    concurrency: vars.EVALUATOR_CONCURRENCY ?? ALERT_EVALUATOR_DEFAULTS.concurrency,
+  };
+}

@@ -1,0 +1,44 @@
+import type { AlertCycleSummary } from '../../shared/alerts/runAlertCycle.js';
+
+/**
+ * Errors of the alert-evaluator function. Every class extends `AlertEvaluatorError` and sets `name` (the Lambda error
+ * metric and alarms see it). Configuration errors are `ConfigInvalidError` (shared/config).
+ */
+
+/** Base class of the errors raised by the alert-evaluator handler itself. */
+export class AlertEvaluatorError extends Error {
+  /** True when running again later may succeed. */
+  readonly retryable: boolean;
+
+  constructor(message: string, retryable: boolean, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'AlertEvaluatorError';
+    this.retryable = retryable;
+  }
+}
+
+/** The invocation event is not an EventBridge scheduled event (it needs an ISO-8601 `time`). */
+export class AlertEvaluatorEventInvalidError extends AlertEvaluatorError {
+  constructor(readonly issues: readonly string[]) {
+    super(
+      `invalid event: ${issues.join('; ')}; accepted: an EventBridge scheduled event with an ISO-8601 "time"`,
+      false,
+    );
+    this.name = 'AlertEvaluatorEventInvalidError';
+  }
+}
+
+/**
+ * No target could be evaluated and notified: the whole run failed (AMP, DynamoDB or SNS down). Thrown so the Lambda
+ * Errors metric fires and EventBridge retries; re-running a cycle is safe (the state makes it send each
+ * notification once). Carries the summary with every reason.
+ */
+export class AlertEvaluatorAllTargetsFailedError extends AlertEvaluatorError {
+  constructor(readonly summary: AlertCycleSummary) {
+    const reasons = summary.targets
+      .map((t) => `${t.target}: ${[...t.problems, ...t.ruleFailures, ...t.failed][0] ?? 'failed'}`)
+      .join('; ');
+    super(`every target failed (${summary.targets.length}): ${reasons}`, true);
+    this.name = 'AlertEvaluatorAllTargetsFailedError';
+  }
+}

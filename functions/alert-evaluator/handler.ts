@@ -1,0 +1,189 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { z } from 'zod';
+import { evaluateTarget } from '../../shared/alerts/evaluate.js';
+import { SnsAlertPublisher } from '../../shared/alerts/notify/SnsAlertPublisher.js';
+import { DEFAULT_ALERT_SETTINGS } from '../../shared/alerts/settings.js';
+import type { AlertPublisher } from '../../shared/alerts/notify/types.js';
+import {
+  runAlertCycle,
+  summarizeAlertCycle,
+  TARGET_CYCLE_STATUS,
+  type AlertCycleSummary,
+  type TargetCycleResult,
+} from '../../shared/alerts/runAlertCycle.js';
+import { DynamoDbAlertStateStore } from '../../shared/alerts/state/DynamoDbAlertStateStore.js';
+import type { AlertStateStore } from '../../shared/alerts/state/types.js';
+import { ALERT_NAMES, type AlertSettings, type TargetEvaluation } from '../../shared/alerts/types.js';
+import { systemClock, type Clock } from '../../shared/clock/clock.js';
+import { formatPath } from '../../shared/config/zodIssues.js';
+import { HttpMetricsSource } from '../../shared/metrics/ampClient.js';
+import type { Target } from '../../shared/metrics/types.js';
+import { mapWithConcurrency } from '../../shared/util/mapWithConcurrency.js';
+import { loadAlertEvaluatorConfig, type AlertEvaluatorConfig } from './config.js';
+import { AlertEvaluatorAllTargetsFailedError, AlertEvaluatorEventInvalidError } from './errors.js';
+
+/** Only `time` matters; EventBridge adds other fields that may change, so they pass through unchecked. */
+const scheduledEventSchema = z.looseObject({
+  time: z.iso.datetime({ offset: true, error: 'must be an ISO-8601 date-time (EventBridge sets it)' }),
+});
+
+const MAX_LOGGED_ITEMS = 10;
+/** Per attempt; with the SDK's 3 attempts a call still ends far inside DEFAULT_CLAIM_TTL_MS. */
+const AWS_REQUEST_TIMEOUT_MS = 10_000;
+
+/** Evaluates one target's rules at `timeMs` (evaluateTarget against AMP in AWS; anything in tests). */
+export type EvaluateFn = (target: Target, settings: AlertSettings, timeMs: number) => Promise<TargetEvaluation>;
+
+export interface AlertEvaluatorDeps {
+  config: AlertEvaluatorConfig;
+  evaluate: EvaluateFn;
+  store: AlertStateStore;
+  publisher: AlertPublisher;
+  logger: Logger;
+  clock?: Clock;
+}
+
+/** Builds the middy-wrapped handler: evaluate every target, run the notification cycle, log and return a summary. */
+export function createHandler(deps: AlertEvaluatorDeps) {
+  const clock = deps.clock ?? systemClock;
+  const { config, logger } = deps;
+  const settingsByTarget = new Map(config.targets.map(({ target, settings }) => [target.name, settings]));
+
+  const evaluatorHandler = async (event: unknown, context: Context): Promise<AlertCycleSummary> => {
+    const parsed = scheduledEventSchema.safeParse(event);
+    if (!parsed.success)
+      throw new AlertEvaluatorEventInvalidError(
+        parsed.error.issues.map((issue) => `${formatPath('event', issue.path)}: ${issue.message}`),
+      );
+    // The scheduled minute, never later than now: Prometheus has no samples from the future.
+    const timeMs = Math.min(Date.parse(parsed.data.time), clock.now());
+
+    const evaluations = await mapWithConcurrency(config.targets, config.concurrency, async ({ target, settings }) => {
+      try {
+        return await deps.evaluate(target, settings, timeMs);
+      } catch (error) {
+        // A broken target (a bad response, an exception) fails its rules; its alerts keep their state.
+        return failedEvaluation(target, settings, timeMs, error);
+      }
+    });
+
+    const result = await runAlertCycle({
+      evaluations,
+      settingsFor: (name) => settingsByTarget.get(name) ?? DEFAULT_ALERT_SETTINGS,
+      store: deps.store,
+      publisher: deps.publisher,
+      clock,
+      evaluatorId: context.awsRequestId,
+      log: logger,
+      concurrency: config.concurrency,
+    });
+
+    for (const target of result.targets) logTarget(logger, target);
+    const summary = summarizeAlertCycle(result);
+    logger.info('alert evaluation finished', { evaluationTime: new Date(timeMs).toISOString(), ...summary.totals });
+
+    // Every target failed: throw, so the Lambda Errors metric and its alarm fire and EventBridge retries. Some
+    // failed: return normally; the state makes the next run retry exactly what did not go out.
+    if (summary.totals.targets > 0 && summary.totals.failedTargets === summary.totals.targets)
+      throw new AlertEvaluatorAllTargetsFailedError(summary);
+    return summary;
+  };
+
+  return middy(evaluatorHandler).use(injectLambdaContext(logger, { resetKeys: true }));
+}
+
+/** An evaluation in which every enabled rule failed with `error`: nothing resolves, nothing new fires. */
+function failedEvaluation(target: Target, settings: AlertSettings, timeMs: number, error: unknown): TargetEvaluation {
+  const cause = error instanceof Error ? error : new Error(String(error));
+  return {
+    target,
+    timeMs,
+    evaluatedRules: [],
+    firing: [],
+    failures: ALERT_NAMES.filter((name) => settings.rules[name].enabled).map((alertname) => ({
+      alertname,
+      error: cause,
+    })),
+    queries: [],
+  };
+}
+
+/** One line per target: info when ok, warn when partial, error when failed; the decisions with their reasons. */
+function logTarget(logger: Logger, target: TargetCycleResult): void {
+  const line = {
+    target: target.target,
+    status: target.status,
+    firing: target.firing,
+    sent: target.sent.length,
+    failed: target.failed.length,
+    skipped: target.skipped.length,
+    decisions: target.decisions.slice(0, MAX_LOGGED_ITEMS).map((d) => `${d.alertname} ${d.fingerprint}: ${d.text}`),
+    ...(target.ruleFailures.length === 0
+      ? {}
+      : { ruleFailures: target.ruleFailures.slice(0, MAX_LOGGED_ITEMS).map((f) => `${f.alertname}: ${f.error}`) }),
+    ...(target.problems.length === 0 ? {} : { problems: target.problems.slice(0, MAX_LOGGED_ITEMS) }),
+  };
+  if (target.status === TARGET_CYCLE_STATUS.ok) logger.info('target evaluated', line);
+  else if (target.status === TARGET_CYCLE_STATUS.partial) logger.warn('target evaluated in part', line);
+  else logger.error('target failed', line);
+}
+
+/** Builds the real adapters from the environment: AMP over SigV4, SNS and DynamoDB through the SDK. */
+export function depsFromEnvironment(
+  env: Readonly<Record<string, string | undefined>>,
+  logger: Logger,
+): AlertEvaluatorDeps {
+  const config = loadAlertEvaluatorConfig(env);
+  // One workspace holds every target's series, so one source serves them all.
+  const source = new HttpMetricsSource({ endpoint: config.ampWorkspaceUrl, region: config.ampRegion });
+  // Bounded requests: a publish must end well inside the 60 s claim, or a second evaluator could send it again.
+  const requestHandler = { connectionTimeout: 3_000, requestTimeout: AWS_REQUEST_TIMEOUT_MS };
+  const sns = new SNSClient({
+    region: config.region,
+    requestHandler,
+    ...(config.snsEndpoint === undefined ? {} : { endpoint: config.snsEndpoint }),
+  });
+  const dynamo = new DynamoDBClient({
+    region: config.region,
+    requestHandler,
+    ...(config.dynamoDbEndpoint === undefined ? {} : { endpoint: config.dynamoDbEndpoint }),
+  });
+  logger.info('configuration loaded', {
+    targets: config.targets.map(({ target }) => target.name),
+    ampWorkspaceUrl: config.ampWorkspaceUrl,
+    topicArn: config.topicArn,
+    tableName: config.tableName,
+    concurrency: config.concurrency,
+  });
+  return {
+    config,
+    evaluate: (target, settings, timeMs) => evaluateTarget(target, settings, { source }, timeMs),
+    store: new DynamoDbAlertStateStore({ client: dynamo, tableName: config.tableName }),
+    publisher: new SnsAlertPublisher({ client: sns, topicArn: config.topicArn }),
+    logger,
+  };
+}
+
+let fromEnvironment: ReturnType<typeof createHandler> | undefined;
+
+/**
+ * The Lambda entry point. Built on first use, not at import, so that importing this module (tests, the CLI) needs no
+ * environment; the configuration is then parsed once per container.
+ */
+export const handler = async (event: unknown, context: Context): Promise<AlertCycleSummary> => {
+  if (fromEnvironment === undefined) {
+    const logger = new Logger({ serviceName: 'alert-evaluator' });
+    try {
+      fromEnvironment = createHandler(depsFromEnvironment(process.env, logger));
+    } catch (error) {
+      logger.error('configuration rejected', error as Error);
+      throw error;
+    }
+  }
+  return fromEnvironment(event, context);
+};
