@@ -1,0 +1,213 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { ConfigInvalidError } from '../../shared/config/errors.js';
+import { AlertExportInvalidError } from '../../shared/alerts/errors.js';
+import { ampAlertManagerDefinition } from '../../shared/alerts/export/ampAlertManagerDefinition.js';
+import { prometheusRuleManifest } from '../../shared/alerts/export/prometheusRule.js';
+import { promtoolTestFile } from '../../shared/alerts/export/promtoolTests.js';
+import { toYaml } from '../../shared/alerts/export/ruleGroups.js';
+import { ampRuleGroupsNamespaceData } from '../../shared/alerts/export/rulesFile.js';
+import { parseAlertTargets, parseDurationSeconds, type AlertTarget } from '../../shared/alerts/settings.js';
+
+export { renderAlertTable } from '../../shared/alerts/export/alertTable.js';
+
+/** What `alerts rules --format` writes. */
+export const ALERT_RULE_FORMATS = {
+  'prometheus-rule': 'a PrometheusRule for the Prometheus Operator (kube-prometheus-stack): kubectl apply -f',
+  amp: 'AMP rule groups namespace data (a Prometheus rules file): aws amp create-rule-groups-namespace --data fileb://FILE',
+  'amp-alertmanager': 'the AMP alert manager definition with the SNS receiver (needs --topic-arn and --region)',
+  'promtool-test': 'the promtool unit tests of the generic rules (promtool test rules FILE, next to the amp file)',
+} as const;
+export type AlertRuleFormat = keyof typeof ALERT_RULE_FORMATS;
+
+export interface AlertRulesOptions {
+  format: AlertRuleFormat;
+  /** Targets with their alert settings (`parseAlertTargets`); omitted: the generic rules. */
+  targets?: readonly AlertTarget[];
+  /** prometheus-rule: metadata.name, metadata.namespace, metadata.labels. */
+  name?: string;
+  namespace?: string;
+  labels?: Record<string, string>;
+  /** amp: the rule groups namespace the file is for. */
+  ampNamespace?: string;
+  /** amp-alertmanager */
+  topicArn?: string;
+  region?: string;
+  repeatIntervalSeconds?: number;
+}
+
+/** The file `alerts rules` writes for `options` (YAML). Throws a named error with a one-line message on bad input. */
+export function renderAlertRules(options: AlertRulesOptions): string {
+  const { format } = options;
+  const refuse = (field: string, problem: string) => new AlertExportInvalidError(field, problem);
+  if (options.targets !== undefined && (format === 'amp-alertmanager' || format === 'promtool-test'))
+    throw refuse('--targets', `applies to --format prometheus-rule and amp, not ${format}`);
+  if ((options.topicArn !== undefined || options.region !== undefined) && format !== 'amp-alertmanager')
+    throw refuse('--topic-arn/--region', `apply to --format amp-alertmanager, not ${format}`);
+  switch (format) {
+    case 'prometheus-rule':
+      return toYaml(
+        prometheusRuleManifest({
+          ...(options.targets ? { targets: options.targets } : {}),
+          ...(options.name !== undefined ? { name: options.name } : {}),
+          ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+          ...(options.labels !== undefined ? { labels: options.labels } : {}),
+        }),
+      );
+    case 'amp':
+      return ampRuleGroupsNamespaceData({
+        ...(options.targets ? { targets: options.targets } : {}),
+        ...(options.ampNamespace !== undefined ? { namespace: options.ampNamespace } : {}),
+      });
+    case 'amp-alertmanager':
+      if (options.topicArn === undefined || options.region === undefined)
+        throw refuse('--topic-arn/--region', 'both are required for --format amp-alertmanager');
+      return ampAlertManagerDefinition({
+        topicArn: options.topicArn,
+        region: options.region,
+        ...(options.repeatIntervalSeconds !== undefined
+          ? { repeatIntervalSeconds: options.repeatIntervalSeconds }
+          : {}),
+      });
+    case 'promtool-test':
+      return promtoolTestFile();
+  }
+}
+
+/** Reads a targets file (YAML or JSON) with optional per-target `alerts` settings. */
+export async function readAlertTargetsFile(path: string): Promise<AlertTarget[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ConfigInvalidError(
+      'targets',
+      [{ path: '--targets', message: `cannot read ${path}: ${(error as Error).message}` }],
+      {
+        cause: error,
+      },
+    );
+  }
+  return parseAlertTargets(text);
+}
+
+/** Commander parser for `key=value` (repeatable). */
+function keyValue(value: string, previous: Record<string, string> | undefined): Record<string, string> {
+  const equals = value.indexOf('=');
+  if (equals <= 0) throw new InvalidArgumentError(`expected key=value, got "${value}"`);
+  return { ...previous, [value.slice(0, equals)]: value.slice(equals + 1) };
+}
+
+/** Commander parser for a PromQL duration in whole seconds. */
+function durationOption(value: string): number {
+  const seconds = parseDurationSeconds(value);
+  if (seconds === undefined || seconds < 1)
+    throw new InvalidArgumentError(`expected a duration such as "30m" or "4h", got "${value}"`);
+  return seconds;
+}
+
+const TARGETS_HELP = [
+  '',
+  'Targets file (--targets, YAML or JSON): the list of targets the collector takes, each with optional `alerts`:',
+  '  - name: prod-ministral              # unique; becomes the `target` label',
+  '    cluster: prod                     # becomes the `cluster` label',
+  '    namespace: llm',
+  '    deployment: ministral             # Pods ministral-<hash>-<suffix>',
+  '    model: mistralai/Ministral-8B-Instruct-2410',
+  '    clusterLabel: cluster             # optional: the label that names the cluster in a shared AMP workspace',
+  "    alerts:                           # optional; defaults are the monitoring guide's",
+  '      dashboardUrl: https://grafana.example.com/d/vllm',
+  '      runbookBaseUrl: https://wiki.example.com/vllm   # each alert links to <base>#<alertname lower-case>',
+  '      repeatInterval: 4h              # used by `alerts evaluate`, not by the rule files',
+  '      rules:',
+  '        VLLMHighLatency: { threshold: 2.5, for: 2m, window: 5m }   # seconds; set your own SLO (default 5)',
+  '        VLLMKVCacheFull: { threshold: 0.9 }                         # ratios are 0-1 fractions',
+  '        VLLMPreemptionSpike: { enabled: false }',
+  'Rules: VLLMHighQueueDepth, VLLMHighLatency, VLLMGPUMemoryCritical, VLLMKVCacheFull, VLLMPreemptionSpike; keys',
+  'enabled, threshold, for ("0s" for none), window (only VLLMHighLatency and VLLMPreemptionSpike). Without',
+  "--targets the rules match every series with the guide's defaults.",
+  '',
+  'Examples:',
+  '  vllm-pilot alerts rules --format prometheus-rule --targets targets.yaml | kubectl apply -f -',
+  '  vllm-pilot alerts rules --format amp --out rules.yaml && aws amp create-rule-groups-namespace \\',
+  '      --workspace-id ws-... --name vllm-eks-pilot --data fileb://rules.yaml',
+  '  vllm-pilot alerts rules --format amp-alertmanager --topic-arn arn:aws:sns:us-east-1:123456789012:vllm-eks-pilot-alerts \\',
+  '      --region us-east-1 --out am.yaml   # the topic policy must let aps.amazonaws.com publish',
+  '',
+].join('\n');
+
+interface RulesCommandOptions {
+  format: AlertRuleFormat;
+  targets?: string;
+  out?: string;
+  topicArn?: string;
+  region?: string;
+  repeatInterval?: number;
+  name?: string;
+  namespace?: string;
+  label?: Record<string, string>;
+  ampNamespace?: string;
+}
+
+/** `vllm-pilot alerts rules`: writes the five alert rules as a PrometheusRule, AMP rule data or AMP alert manager config. */
+export function registerAlertRulesCommand(alerts: Command): void {
+  alerts
+    .command('rules')
+    .description('write the five alert rules as a PrometheusRule or AMP rule/alert manager files (YAML)')
+    .addOption(
+      new Option('--format <format>', 'what to write').choices(Object.keys(ALERT_RULE_FORMATS)).makeOptionMandatory(),
+    )
+    .option('--targets <file>', 'per-target rules from a targets file (YAML/JSON, see below); default: generic rules')
+    .option('--out <file>', 'write to this file instead of stdout')
+    .option('--topic-arn <arn>', 'amp-alertmanager: the Standard SNS topic AMP publishes to')
+    .option('--region <region>', "amp-alertmanager: the topic's region")
+    .option(
+      '--repeat-interval <duration>',
+      'amp-alertmanager: repeat a firing alert after (default 4h)',
+      durationOption,
+    )
+    .option('--name <name>', 'prometheus-rule: metadata.name (default vllm-eks-pilot-alerts)')
+    .option('--namespace <namespace>', 'prometheus-rule: metadata.namespace (default monitoring)')
+    .option(
+      '--label <key=value>',
+      'prometheus-rule: a metadata label (repeatable; replaces the default release=kube-prometheus-stack)',
+      keyValue,
+    )
+    .option('--amp-namespace <name>', 'amp: the rule groups namespace the file is for (default vllm-eks-pilot)')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Formats:',
+        ...Object.entries(ALERT_RULE_FORMATS).map(([format, text]) => `  ${format.padEnd(18)}${text}`),
+        TARGETS_HELP,
+      ].join('\n'),
+    )
+    .action(async (opts: RulesCommandOptions) => {
+      const targets = opts.targets === undefined ? undefined : await readAlertTargetsFile(opts.targets);
+      const text = renderAlertRules({
+        format: opts.format,
+        ...(targets !== undefined ? { targets } : {}),
+        ...(opts.name !== undefined ? { name: opts.name } : {}),
+        ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
+        ...(opts.label !== undefined ? { labels: opts.label } : {}),
+        ...(opts.ampNamespace !== undefined ? { ampNamespace: opts.ampNamespace } : {}),
+        ...(opts.topicArn !== undefined ? { topicArn: opts.topicArn } : {}),
+        ...(opts.region !== undefined ? { region: opts.region } : {}),
+        ...(opts.repeatInterval !== undefined ? { repeatIntervalSeconds: opts.repeatInterval } : {}),
+      });
+      if (opts.out === undefined) {
+        process.stdout.write(text);
+        return;
+      }
+      await writeFile(opts.out, text);
+      process.stderr.write(`wrote ${opts.out} (${opts.format})\n`);
+    });
+}
+
+/** `vllm-pilot alerts`: the alerting commands. Returns the group so further subcommands can be added to it. */
+export function registerAlertsCommand(program: Command): Command {
+  const alerts = program.command('alerts').description('the five alerts of the monitoring guide');
+  registerAlertRulesCommand(alerts);
+  return alerts;
+}

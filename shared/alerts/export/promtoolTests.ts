@@ -1,0 +1,254 @@
+import { eq, selector } from '../../metrics/promql.js';
+import { DCGM, VLLM, VLLM_RENAMED } from '../../metrics/names.js';
+import { formatDurationSeconds, goFormatFloat } from '../format.js';
+import { ruleByName } from '../rules/registry.js';
+import { DEFAULT_ALERT_SETTINGS } from '../settings.js';
+import type { AlertName } from '../types.js';
+import { toYaml } from './ruleGroups.js';
+
+/**
+ * The `promtool test rules` file of the generic rules (infra/prometheus/vllm-alerts.test.yaml): for each alert,
+ * synthetic series that cross the threshold, checks just before the `for` has elapsed (nothing fires), right
+ * after (it fires, with its labels and texts), and after the condition clears (resolved). The expected texts are
+ * the evaluator's own (`summary()`/`description()` in TypeScript), so promtool also proves that the exported
+ * annotation templates render exactly what the product's evaluator sends.
+ */
+
+/** Sample spacing and rule evaluation interval of every test: a common kube-prometheus-stack setting. */
+const STEP_SECONDS = 15;
+
+interface InputSeries {
+  metric: string;
+  labels: Record<string, string>;
+  /** promtool's expanding notation: `a x n` is n + 1 samples of a; `a+b x n` counts up; `_` is a missing sample. */
+  values: string;
+}
+
+interface Check {
+  atSeconds: number;
+  why: string;
+  /** The alerts expected to fire then: identifying labels and the value. */
+  firing: Array<{ labels: Record<string, string>; value: number }>;
+}
+
+interface Scenario {
+  alert: AlertName;
+  about: string;
+  series: InputSeries[];
+  checks: Check[];
+}
+
+const NAMESPACE = 'llm';
+const MODEL = 'mistralai/Ministral-8B-Instruct-2410';
+const POD_A = 'ministral-7d9c8b6f5d-x2k4q';
+const POD_B = 'ministral-7d9c8b6f5d-h8w2m';
+const POD_C = 'ministral-7d9c8b6f5d-q7n4z';
+const pod = (name: string) => ({ namespace: NAMESPACE, pod: name, model_name: MODEL });
+
+/** dcgm-exporter 4.8.2 labels of a GPU allocated to a vLLM Pod (render_metrics.go order). */
+const GPU_ALLOCATED = {
+  gpu: '0',
+  UUID: 'GPU-1c7f2a9e-5b3d-4e8f-a0c2-7d9e6b4f3a21',
+  pci_bus_id: '00000000:30:00.0',
+  device: 'nvidia0',
+  modelName: 'NVIDIA L40S',
+  Hostname: 'ip-192-168-131-77.us-east-2.compute.internal',
+  DCGM_FI_DRIVER_VERSION: '580.126.09',
+  container: 'vllm',
+  namespace: NAMESPACE,
+  pod: POD_A,
+};
+/** A GPU no Pod uses (no namespace/pod labels), from an exporter built from master (`hostname`, lower case). */
+const GPU_FREE = {
+  gpu: '1',
+  UUID: 'GPU-9a2e4c6b-1d3f-4a5b-8c7d-0e1f2a3b4c5d',
+  pci_bus_id: '00000000:31:00.0',
+  device: 'nvidia1',
+  modelName: 'NVIDIA L40S',
+  hostname: 'ip-192-168-131-77.us-east-2.compute.internal',
+  DCGM_FI_DRIVER_VERSION: '580.126.09',
+};
+
+const FB_TOTAL_MIB = 46_068;
+
+const SCENARIOS: Scenario[] = [
+  {
+    alert: 'VLLMHighQueueDepth',
+    about: 'pod A: 73 waiting from 2m; pod C: 80 with one dip at 1m30s (the dip restarts its 2m); pod B below 50',
+    series: [
+      { metric: VLLM.numRequestsWaiting, labels: { ...pod(POD_A), engine: '0' }, values: '3x7 73x23 4x10' },
+      { metric: VLLM.numRequestsWaiting, labels: { ...pod(POD_A), engine: '1' }, values: '2x40' },
+      { metric: VLLM.numRequestsWaiting, labels: { ...pod(POD_B), engine: '0' }, values: '40x40' },
+      { metric: VLLM.numRequestsWaiting, labels: { ...pod(POD_C), engine: '0' }, values: '80x5 10 80x20 4x10' },
+    ],
+    checks: [
+      { atSeconds: 120, why: 'pod C would fire here without its dip', firing: [] },
+      { atSeconds: 210, why: 'pod C held 1m45s since the dip, pod A 1m30s', firing: [] },
+      { atSeconds: 225, why: 'pod C held 2m', firing: [{ labels: pod(POD_C), value: 80 }] },
+      {
+        atSeconds: 240,
+        why: 'pod A held 2m (one alert per Pod: the largest engine queue)',
+        firing: [
+          { labels: pod(POD_A), value: 73 },
+          { labels: pod(POD_C), value: 80 },
+        ],
+      },
+      { atSeconds: 480, why: 'both queues drained: resolved', firing: [] },
+    ],
+  },
+  {
+    alert: 'VLLMHighLatency',
+    about: 'model M idle for 10m (NaN: no alert), then every request takes 5-10 s (p95 9.75 s) until 20m; model F fast',
+    series: [
+      ...['1', '5'].map((le) => ({
+        metric: `${VLLM.e2eRequestLatency}_bucket`,
+        labels: { ...pod(POD_A), le },
+        values: '0x120',
+      })),
+      ...['10', '+Inf'].map((le) => ({
+        metric: `${VLLM.e2eRequestLatency}_bucket`,
+        labels: { ...pod(POD_A), le },
+        values: '0x40 15+15x39 600x40',
+      })),
+      ...['1', '5', '10', '+Inf'].map((le) => ({
+        metric: `${VLLM.e2eRequestLatency}_bucket`,
+        labels: { namespace: NAMESPACE, pod: 'fast-5c6d7e8f9a-b2c3d', model_name: 'fast', le },
+        values: '0+15x120',
+      })),
+    ],
+    checks: [
+      { atSeconds: 300, why: 'no request finished (NaN) and model F is fast', firing: [] },
+      { atSeconds: 720, why: 'slow since 10m15s: held 1m45s', firing: [] },
+      {
+        atSeconds: 735,
+        why: 'held 2m',
+        firing: [{ labels: { namespace: NAMESPACE, model_name: MODEL }, value: 9.75 }],
+      },
+      { atSeconds: 1530, why: 'no request in the last 5m: resolved', firing: [] },
+    ],
+  },
+  {
+    alert: 'VLLMGPUMemoryCritical',
+    about: 'GPU 0 (pod A) at 44000 of 46068 MiB from 2m to 8m; GPU 1 (no Pod) at 45000 MiB from the start to 5m',
+    series: [
+      { metric: DCGM.fbUsed, labels: GPU_ALLOCATED, values: '41000x7 44000x23 30000x10' },
+      { metric: DCGM.fbFree, labels: GPU_ALLOCATED, values: '5068x7 2068x23 16068x10' },
+      { metric: DCGM.fbUsed, labels: GPU_FREE, values: '45000x19 30000x20' },
+      { metric: DCGM.fbFree, labels: GPU_FREE, values: '1068x19 16068x20' },
+    ],
+    checks: [
+      { atSeconds: 45, why: 'GPU 1 held 45s', firing: [] },
+      { atSeconds: 165, why: 'GPU 1 held 1m; GPU 0 only 45s', firing: [gpuFree()] },
+      { atSeconds: 180, why: 'GPU 0 held 1m', firing: [gpuAllocated(44_000), gpuFree()] },
+      { atSeconds: 300, why: 'GPU 1 back to 30000 MiB: resolved', firing: [gpuAllocated(44_000)] },
+      { atSeconds: 480, why: 'GPU 0 back to 30000 MiB: resolved', firing: [] },
+    ],
+  },
+  {
+    alert: 'VLLMKVCacheFull',
+    about:
+      'KV cache at 97 % from 2m to 4m45s on a vLLM 0.9 Pod (legacy name), a 0.11 Pod (both names) and a latest Pod',
+    series: [
+      { metric: VLLM_RENAMED.kvCacheUsage.legacy, labels: pod(POD_A), values: '0.5x7 0.97x11 0.5x10' },
+      { metric: VLLM_RENAMED.kvCacheUsage.legacy, labels: pod(POD_B), values: '0.5x7 0.97x11 0.5x10' },
+      { metric: VLLM_RENAMED.kvCacheUsage.current, labels: pod(POD_B), values: '0.5x7 0.97x11 0.5x10' },
+      { metric: VLLM_RENAMED.kvCacheUsage.current, labels: pod(POD_C), values: '0.5x7 0.97x11 0.5x10' },
+    ],
+    checks: [
+      { atSeconds: 135, why: 'held 15s', firing: [] },
+      {
+        atSeconds: 150,
+        why: 'held 30s: one alert per Pod, whichever name it exposes (pod B once)',
+        firing: [POD_A, POD_B, POD_C].map((name) => ({ labels: pod(name), value: 0.97 })),
+      },
+      { atSeconds: 300, why: 'back to 50 %: resolved', firing: [] },
+    ],
+  },
+  {
+    alert: 'VLLMPreemptionSpike',
+    about: 'pod A: a burst of 1800 preemptions at 5m15s (6/s over 5m); pod B: a steady 4/s; no `for`',
+    series: [
+      { metric: VLLM.numPreemptions, labels: { ...pod(POD_A), engine: '0' }, values: '0x20 1800x40' },
+      { metric: VLLM.numPreemptions, labels: { ...pod(POD_B), engine: '0' }, values: '0+60x60' },
+    ],
+    checks: [
+      { atSeconds: 300, why: 'no preemption yet on pod A; pod B below 5/s', firing: [] },
+      { atSeconds: 315, why: 'the burst: fires at once (no `for`)', firing: [{ labels: pod(POD_A), value: 6 }] },
+      { atSeconds: 600, why: 'the burst still in the 5m window', firing: [{ labels: pod(POD_A), value: 6 }] },
+      { atSeconds: 615, why: 'the burst left the window: resolved', firing: [] },
+    ],
+  },
+];
+
+function gpuAllocated(usedMiB: number) {
+  const { gpu, UUID, modelName, Hostname, namespace, pod: podName } = GPU_ALLOCATED;
+  return { labels: { UUID, gpu, Hostname, modelName, namespace, pod: podName }, value: usedMiB / FB_TOTAL_MIB };
+}
+
+function gpuFree() {
+  const { gpu, UUID, modelName, hostname } = GPU_FREE;
+  // Computed as PromQL does (used / (used + free)), so the floating-point value is the same.
+  return { labels: { UUID, gpu, hostname, modelName }, value: 45_000 / (45_000 + 1_068) };
+}
+
+/** The annotations Prometheus renders for one firing instance, from the evaluator's own text functions. */
+function expectedAnnotations(alert: AlertName, labels: Record<string, string>, value: number) {
+  const rule = ruleByName(alert);
+  const settings = DEFAULT_ALERT_SETTINGS.rules[alert];
+  const context = { labels, value, settings };
+  return {
+    summary: rule.summary(context),
+    description: rule.description(context),
+    runbook: rule.runbook,
+    value: goFormatFloat(value),
+    threshold: String(settings.threshold),
+    unit: rule.unit,
+  };
+}
+
+function testCase(scenario: Scenario) {
+  const rule = ruleByName(scenario.alert);
+  return {
+    interval: `${STEP_SECONDS}s`,
+    input_series: scenario.series.map((s) => ({
+      series: selector(
+        s.metric,
+        Object.entries(s.labels).map(([name, value]) => eq(name, value)),
+      ),
+      values: s.values,
+    })),
+    alert_rule_test: scenario.checks.map((check) => ({
+      eval_time: formatDurationSeconds(check.atSeconds),
+      alertname: scenario.alert,
+      exp_alerts: check.firing.map(({ labels, value }) => ({
+        exp_labels: { ...labels, severity: rule.severity },
+        exp_annotations: expectedAnnotations(scenario.alert, labels, value),
+      })),
+    })),
+  };
+}
+
+function indent(text: string, spaces: number): string {
+  const pad = ' '.repeat(spaces);
+  return text
+    .split('\n')
+    .map((line) => (line === '' ? line : pad + line))
+    .join('\n');
+}
+
+/** The promtool test file for the generic rules file `rulesFile` (a path relative to the test file). */
+export function promtoolTestFile(rulesFile = 'vllm-alerts.rules.yaml'): string {
+  const header = [
+    '# Generated by `vllm-pilot alerts rules --format promtool-test` (shared/alerts/export/promtoolTests.ts). Do not',
+    '# edit: change the scenarios and generate again. Run: promtool test rules vllm-alerts.test.yaml',
+    '# Each test: an alert is not firing before its `for` has elapsed, fires right after, and resolves.',
+    toYaml({ rule_files: [rulesFile], evaluation_interval: `${STEP_SECONDS}s` }).trimEnd(),
+    'tests:',
+  ];
+  const tests = SCENARIOS.map((scenario) => {
+    const checks = scenario.checks.map((c) => `#   ${formatDurationSeconds(c.atSeconds)}: ${c.why}`);
+    const comment = [`# ${scenario.alert}: ${scenario.about}`, ...checks].map((line) => `  ${line}`).join('\n');
+    return `${comment}\n${indent(toYaml([testCase(scenario)]), 2)}`;
+  });
+  return `${header.join('\n')}\n${tests.join('\n')}`;
+}
