@@ -2,7 +2,6 @@ import { describe, expect, it } from '@jest/globals';
 import type { AlertMessage } from '../alerts/message.js';
 import {
   escapeMrkdwn,
-  formatAlertValue,
   formatDuration,
   SLACK_COLORS,
   SLACK_LIMITS,
@@ -53,7 +52,7 @@ describe('Function: slackMessageFor', () => {
       `section: *${kvCacheFiring.summary}*`,
       'field: *Target*\nprod-mistral',
       'field: *Severity*\ncritical',
-      'field: *Value*\n97.3 % (threshold 95 %)',
+      'field: *Value*\n97.3% (threshold 95%)',
       'field: *Started*\n<!date^1772445870^{date_short_pretty} {time_secs}|2026-03-02T10:04:30Z>',
       `section: ${kvCacheFiring.description}`,
       `section: *Runbook*\n${kvCacheFiring.runbook}`,
@@ -73,7 +72,7 @@ describe('Function: slackMessageFor', () => {
     expect(payload.text).toMatch(/^✅ RESOLVED: VLLMKVCacheFull \(critical, target prod-mistral\): /);
     const texts = textsOf(payload);
     expect(texts[0]).toBe('header: ✅ RESOLVED: VLLMKVCacheFull');
-    expect(texts).toContain('field: *Last value*\n96.1 % (threshold 95 %)');
+    expect(texts).toContain('field: *Last value*\n96.1% (threshold 95%)');
     expect(texts).toContain('field: *Ended*\n<!date^1772446620^{date_short_pretty} {time_secs}|2026-03-02T10:17:00Z>');
     expect(texts).toContain('field: *Duration*\n12m 30s');
     expect(texts.some((t) => t.includes('*Runbook*'))).toBe(false);
@@ -88,7 +87,7 @@ describe('Function: slackMessageFor', () => {
     expect(payload.attachments[0]?.color).toBe(SLACK_COLORS.warningFiring);
     const texts = textsOf(payload);
     expect(texts[0]).toBe('header: 🟠 FIRING: VLLMHighQueueDepth');
-    expect(texts).toContain('field: *Value*\n73 requests (threshold 50 requests)');
+    expect(texts).toContain('field: *Value*\n73 (threshold 50)');
     expect(texts).toContain('context: still firing (repeat notification)  ·  fingerprint 9f2c1a7be04d3e18');
     expect(blocksOf(payload).some((b) => b.type === 'actions')).toBe(false);
   });
@@ -165,22 +164,6 @@ describe('Function: slackMessageFor', () => {
     expect(payload.text.length).toBeLessThanOrEqual(SLACK_LIMITS.fallbackText);
     // The summary keeps its bold markers around the cut text.
     expect(textsOf(payload)[1]).toMatch(/^section: \*x+…\*$/);
-  });
-});
-
-describe('Function: formatAlertValue', () => {
-  it.each([
-    { case: 'a ratio as a percentage', value: 0.973, unit: 'ratio' as const, text: '97.3 %' },
-    { case: 'a whole ratio', value: 0.95, unit: 'ratio' as const, text: '95 %' },
-    { case: 'seconds under one as ms', value: 0.8504, unit: 'seconds' as const, text: '850 ms' },
-    { case: 'seconds', value: 2.3456, unit: 'seconds' as const, text: '2.35 s' },
-    { case: 'a queue of requests', value: 73, unit: 'requests' as const, text: '73 requests' },
-    { case: 'a single request', value: 1, unit: 'requests' as const, text: '1 request' },
-    { case: 'a rate', value: 6.2, unit: 'per-second' as const, text: '6.2/s' },
-    { case: 'NaN as such', value: Number.NaN, unit: 'ratio' as const, text: 'NaN' },
-  ])('writes $case', ({ value, unit, text }) => {
-    // Act / Assess
-    expect(formatAlertValue(value, unit)).toBe(text);
   });
 });
 

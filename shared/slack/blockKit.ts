@@ -1,6 +1,5 @@
 import type { AlertMessage, NotifyReason } from '../alerts/message.js';
-import type { AlertValueUnit } from '../alerts/types.js';
-import { fmt, pct } from '../calibration/format.js';
+import { formatAlertValue } from '../alerts/format.js';
 
 /**
  * The Slack message of one alert notification: a top-level `text` (what phones and screen readers show) and one
@@ -171,21 +170,6 @@ function contextOf(message: AlertMessage): SlackMrkdwn[] {
     ),
   });
   return elements.slice(0, SLACK_LIMITS.contextElements);
-}
-
-/** A value as a person reads it, by unit: ratio `0.973` → `97.3 %`, seconds `0.85` → `850 ms`, `6.2/s`. */
-export function formatAlertValue(value: number, unit: AlertValueUnit): string {
-  if (!Number.isFinite(value)) return String(value);
-  switch (unit) {
-    case 'ratio':
-      return pct(value, 1);
-    case 'seconds':
-      return Math.abs(value) < 1 ? `${fmt(value * 1000, 0)} ms` : `${fmt(value, 2)} s`;
-    case 'requests':
-      return `${fmt(value, 1)} ${value === 1 ? 'request' : 'requests'}`;
-    case 'per-second':
-      return `${fmt(value, 2)}/s`;
-  }
 }
 
 /** `95_000` → `1m 35s`; `7_380_000` → `2h 3m`; the two largest units are enough for a person. */
