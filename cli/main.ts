@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { registerAlertsCommand } from './commands/alerts.js';
 import { registerCalibrateCommand } from './commands/calibrate.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerMetricsCommands } from './commands/metrics.js';
@@ -18,6 +19,7 @@ registerTwinCommands(program);
 registerCalibrateCommand(program);
 registerMetricsCommands(program);
 registerRenderCommand(program);
+registerAlertsCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -99,6 +99,7 @@ function stateFixture(pid: number): TwinState {
     kubeconfigPath: '/nonexistent/twin.kubeconfig',
     readOnlyKubeconfigPath: '/nonexistent/twin.read-only.kubeconfig',
     serviceUrl: 'http://127.0.0.1:9',
+    controlUrl: 'http://127.0.0.1:9',
     replicas: [
       {
         name: 'vllm-inference-app-7d9c8b6f5d-x2k4q',
@@ -118,6 +119,8 @@ function stateFixture(pid: number): TwinState {
       dynamodbEndpoint: 'http://127.0.0.1:9',
       calibrationTopicArn: 'arn:aws:sns:us-east-2:000000000000:vllm-eks-pilot-calibration',
       historyTable: 'vllm-eks-pilot-calibration-history',
+      alertTopicArn: 'arn:aws:sns:us-east-2:000000000000:vllm-eks-pilot-alerts',
+      alertStateTable: 'vllm-eks-pilot-alert-state',
     },
   };
 }

@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
-import type { Command } from 'commander';
+import { Argument, type Command, InvalidArgumentError } from 'commander';
 import { runConstantArrivalLoad } from '../../sim/load/constantArrival.js';
+import { type ActiveFault, FAULT_KINDS } from '../../sim/twin/faults.js';
 import { loadProfile } from '../../sim/twin/loadProfile.js';
 import { readTwinState } from '../../sim/twin/stateFile.js';
 import { startTwin } from '../../sim/twin/twin.js';
@@ -47,6 +48,7 @@ export function registerTwinCommands(program: Command): void {
           `  Prometheus:    ${state.prometheusUrl}`,
           `  Kubernetes:    ${state.kubeApiUrl}  (kubectl --kubeconfig ${state.kubeconfigPath} get pods -A)`,
           `  AWS:           CloudWatch ${state.aws.cloudwatchEndpoint}, EKS ${state.aws.eksEndpoint}`,
+          `  Faults:        ${state.controlUrl}/faults  (vllm-pilot twin fault --help)`,
           `  State file:    ${opts.stateFile}`,
           'Press Ctrl-C to stop.',
           '',
@@ -173,6 +175,143 @@ export function registerTwinCommands(program: Command): void {
         if (causes.length > 0) process.stdout.write(`failures: ${causes.map(([k, v]) => `${k} x${v}`).join(', ')}\n`);
       },
     );
+
+  registerTwinFaultCommand(twin);
+}
+
+/** `twin fault` arguments besides the kind. */
+interface FaultOptions {
+  stateFile: string;
+  pod?: string;
+  fraction?: number;
+  factor?: number;
+  rate?: number;
+  waiting?: number;
+  json?: boolean;
+}
+
+/** The control endpoint refused a request; named after the twin's error (TwinFaultInvalidError, ...). */
+class TwinControlRequestError extends Error {
+  constructor(
+    name: string,
+    message: string,
+    readonly status: number,
+    readonly field: string | undefined,
+  ) {
+    super(message);
+    this.name = name;
+  }
+}
+
+/** `vllm-pilot twin fault KIND|clear|list`: talks to the running twin's control endpoint (`controlUrl`). */
+function registerTwinFaultCommand(twin: Command): void {
+  const kinds = FAULT_KINDS.map((kind) => `  ${kind.padEnd(22)}${FAULT_HELP[kind]}`).join('\n');
+  twin
+    .command('fault')
+    .description('inject a fault into one vLLM Pod of a running twin, list the faults, or clear them')
+    .addArgument(new Argument('<kind>', 'a fault kind, or clear, or list').choices([...FAULT_KINDS, 'clear', 'list']))
+    .requiredOption('--state-file <file>', 'the state file written by `twin up`')
+    .option('--pod <name>', 'the Pod (default: the first Ready vLLM Pod by name; with clear: only its faults)')
+    .option('--fraction <x>', 'kv-cache-pressure, framebuffer-pressure: the share used, 0-1 (default 0.97)', number)
+    .option('--factor <x>', 'slow-decoding: how many times slower each engine step is (default 6)', number)
+    .option('--rate <x>', 'preemption-storm: preemptions per second (default 12)', number)
+    .option('--waiting <n>', 'queue-flood: requests waiting beyond --max-num-seqs (default 80)', positiveInteger)
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      `\nKinds:\n${kinds}\n\nExamples:\n  vllm-pilot twin fault kv-cache-pressure --state-file twin.json --fraction 0.98\n` +
+        '  vllm-pilot twin fault clear --state-file twin.json',
+    )
+    .action(async (kind: string, opts: FaultOptions, command: Command) => {
+      const given = (['fraction', 'factor', 'rate', 'waiting'] as const).filter((key) => opts[key] !== undefined);
+      if ((kind === 'clear' || kind === 'list') && given.length > 0)
+        command.error(`error: ${kind} takes no fault parameters (got --${given.join(', --')})`, {
+          code: 'vllm-pilot.fault.usage',
+          exitCode: 2,
+        });
+      const state = await readTwinState(opts.stateFile);
+      const faultsUrl = `${state.controlUrl}/faults`;
+      if (kind === 'list') {
+        const { faults } = await callControl<{ faults: ActiveFault[] }>(faultsUrl, { method: 'GET' });
+        if (opts.json) return printJson({ faults });
+        process.stdout.write(
+          faults.length === 0
+            ? 'No faults are active.\n'
+            : `${faults.map((f) => `${f.kind} on ${f.pod} since ${new Date(f.onsetMs).toISOString()}: ${f.description}`).join('\n')}\n`,
+        );
+        return;
+      }
+      if (kind === 'clear') {
+        const query = opts.pod === undefined ? '' : `?pod=${encodeURIComponent(opts.pod)}`;
+        const { cleared } = await callControl<{ cleared: ActiveFault[] }>(`${faultsUrl}${query}`, {
+          method: 'DELETE',
+        });
+        if (opts.json) return printJson({ cleared });
+        process.stdout.write(
+          cleared.length === 0
+            ? 'No faults were active.\n'
+            : `Cleared ${cleared.length} fault(s): ${cleared.map((f) => `${f.kind} on ${f.pod}`).join(', ')}.\n`,
+        );
+        return;
+      }
+      const request: Record<string, unknown> = { kind };
+      if (opts.pod !== undefined) request.pod = opts.pod;
+      for (const key of ['fraction', 'factor', 'rate', 'waiting'] as const)
+        if (opts[key] !== undefined) request[key] = opts[key];
+      const { fault } = await callControl<{ fault: ActiveFault }>(faultsUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(request),
+      });
+      if (opts.json) return printJson({ fault });
+      process.stdout.write(
+        `Injected ${fault.kind} on pod ${fault.pod} at ${new Date(fault.onsetMs).toISOString()}: ${fault.description}.\n` +
+          `Clear it with: vllm-pilot twin fault clear --state-file ${opts.stateFile} --pod ${fault.pod}\n`,
+      );
+    });
+}
+
+/** What each kind does, for `--help`. */
+const FAULT_HELP: Readonly<Record<(typeof FAULT_KINDS)[number], string>> = {
+  'kv-cache-pressure': 'KV-cache blocks taken away (trips VLLMKVCacheFull)',
+  'framebuffer-pressure': "the Pod's GPU framebuffer nearly full (trips VLLMGPUMemoryCritical)",
+  'slow-decoding': 'every engine step slower (trips VLLMHighLatency)',
+  'preemption-storm': 'running sequences preempted at a rate (trips VLLMPreemptionSpike)',
+  'queue-flood': 'requests queued beyond --max-num-seqs (trips VLLMHighQueueDepth)',
+};
+
+/** Calls the control endpoint; a refusal becomes an error named as the twin named it. */
+async function callControl<T>(url: string, init: RequestInit): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(url, init);
+  } catch (cause) {
+    const code = (cause as { cause?: { code?: string } }).cause?.code ?? (cause as Error).message;
+    throw new TwinControlRequestError(
+      'TwinControlUnreachableError',
+      `cannot reach the twin's control endpoint ${url} (${code}); is \`vllm-pilot twin up\` still running?`,
+      0,
+      undefined,
+    );
+  }
+  const body = (await response.json().catch(() => ({}))) as {
+    error?: { name?: string; message?: string; field?: string };
+  } & T;
+  if (!response.ok)
+    throw new TwinControlRequestError(
+      body.error?.name ?? 'TwinControlRequestError',
+      body.error?.message ?? `the control endpoint answered ${response.status}`,
+      response.status,
+      body.error?.field,
+    );
+  return body;
+}
+
+/** Commander parser for a finite number (the twin checks the range and names the field). */
+function number(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(`expected a number, got "${value}"`);
+  return n;
 }
 
 function round(n: number): number {

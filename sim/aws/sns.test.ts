@@ -9,7 +9,16 @@ import {
   type PublishCommandInput,
 } from '@aws-sdk/client-sns';
 import { VirtualClock } from '../../shared/clock/clock.js';
-import { startSnsTwin, type RecordedMessage, type SnsTwin } from './sns.js';
+import {
+  checkFilterPolicy,
+  filterPolicyMatches,
+  SnsFilterPolicyInvalidError,
+  startSnsTwin,
+  type FilterPolicyScope,
+  type RecordedAttribute,
+  type RecordedMessage,
+  type SnsTwin,
+} from './sns.js';
 
 const REGION = 'us-east-2';
 const ACCOUNT = '123456789012';
@@ -330,6 +339,105 @@ describe('Function: startSnsTwin', () => {
     });
   });
 
+  describe('filter policies', () => {
+    /** Publishes one alert-like message per severity, as the product does (severity and status attributes). */
+    async function publishSeverities(severities: readonly string[]): Promise<void> {
+      for (const severity of severities) {
+        await client.send(
+          new PublishCommand({
+            TopicArn: alerts,
+            Message: JSON.stringify({ severity, alertname: `alert-${severity}` }),
+            MessageAttributes: {
+              severity: { DataType: 'String', StringValue: severity },
+              status: { DataType: 'String', StringValue: 'firing' },
+            },
+          }),
+        );
+      }
+      await twin.flush();
+    }
+
+    it('delivers only critical messages to a {"severity":["critical"]} subscriber, and every message to one without a policy', async () => {
+      // Prepare
+      const pager: string[] = [];
+      const everything: string[] = [];
+      const unsubscribePager = twin.subscribe(alerts, (m) => void pager.push(m.attributes.severity?.value ?? ''), {
+        filterPolicy: { severity: ['critical'] },
+      });
+      const unsubscribeAll = twin.subscribe(alerts, (m) => void everything.push(m.attributes.severity?.value ?? ''));
+
+      // Act
+      await publishSeverities(['warning', 'critical', 'warning', 'critical']);
+      await client.send(
+        new PublishBatchCommand({
+          TopicArn: alerts,
+          PublishBatchRequestEntries: [
+            { Id: 'w', Message: 'w', MessageAttributes: { severity: { DataType: 'String', StringValue: 'warning' } } },
+            { Id: 'c', Message: 'c', MessageAttributes: { severity: { DataType: 'String', StringValue: 'critical' } } },
+            { Id: 'none', Message: 'no attributes' },
+          ],
+        }),
+      );
+      await twin.flush();
+      unsubscribePager();
+      unsubscribeAll();
+
+      // Assess
+      expect(pager).toEqual(['critical', 'critical', 'critical']);
+      expect(everything).toEqual(['warning', 'critical', 'warning', 'critical', 'warning', 'critical', '']);
+      // Every message is still recorded: filtering decides delivery, not acceptance.
+      expect(twin.messages(alerts)).toHaveLength(7);
+    });
+
+    it('matches a MessageBody policy against the JSON body', async () => {
+      // Prepare
+      const received: string[] = [];
+      const unsubscribe = twin.subscribe(alerts, (m) => void received.push(m.message), {
+        filterPolicy: { alertname: [{ prefix: 'alert-crit' }] },
+        filterPolicyScope: 'MessageBody',
+      });
+
+      // Act
+      await publishSeverities(['warning', 'critical']);
+      unsubscribe();
+
+      // Assess
+      expect(received.map((m) => (JSON.parse(m) as { severity: string }).severity)).toEqual(['critical']);
+    });
+
+    it('lists each subscription with its topic, ARN and policy, and forgets it on unsubscribe', () => {
+      // Prepare
+      const policy = { severity: ['critical'], status: ['firing', 'resolved'] };
+
+      // Act
+      const unsubscribe = twin.subscribe(alerts, () => undefined, { filterPolicy: policy });
+      const listed = twin.subscriptions();
+      unsubscribe();
+
+      // Assess
+      expect(listed).toEqual([
+        {
+          subscriptionArn: unsubscribe.subscriptionArn,
+          topicArn: alerts,
+          filterPolicy: policy,
+          filterPolicyScope: 'MessageAttributes',
+        },
+      ]);
+      expect(unsubscribe.subscriptionArn).toMatch(new RegExp(`^${alerts}:[0-9a-f-]{36}$`));
+      expect(twin.subscriptions()).toEqual([]);
+    });
+
+    it('refuses an invalid policy on subscribe with a named error that names the key', () => {
+      // Act
+      const act = () => twin.subscribe(alerts, () => undefined, { filterPolicy: { severity: 'critical' } });
+
+      // Assess
+      expect(act).toThrow(SnsFilterPolicyInvalidError);
+      expect(act).toThrow('Invalid parameter: FilterPolicy: "severity": must be an array of values');
+      expect(twin.subscriptions()).toEqual([]);
+    });
+  });
+
   describe('failures', () => {
     it.each([
       { status: 500, name: 'InternalErrorException' },
@@ -381,5 +489,323 @@ describe('Method: stop', () => {
     // Assess
     await expect(fetch(`${twin.endpoint}/_twin/messages`)).rejects.toThrow();
     client.destroy();
+  });
+});
+
+/** Attributes as the twin records them, from name → value (a number becomes a Number attribute). */
+function attributesOf(values: Record<string, string | number | string[]>): Record<string, RecordedAttribute> {
+  return Object.fromEntries(
+    Object.entries(values).map(([name, value]) => [
+      name,
+      Array.isArray(value)
+        ? { dataType: 'String.Array', value: JSON.stringify(value) }
+        : typeof value === 'number'
+          ? { dataType: 'Number', value: String(value) }
+          : { dataType: 'String', value },
+    ]),
+  );
+}
+
+describe('Function: filterPolicyMatches', () => {
+  it.each<{ case: string; policy: object; attributes: Record<string, string | number | string[]>; matches: boolean }>([
+    // Exact strings: OR within a key, case-sensitive.
+    {
+      case: 'one of the listed values',
+      policy: { severity: ['critical', 'warning'] },
+      attributes: { severity: 'warning' },
+      matches: true,
+    },
+    {
+      case: 'a value not listed',
+      policy: { severity: ['critical'] },
+      attributes: { severity: 'warning' },
+      matches: false,
+    },
+    {
+      case: 'a value in another case',
+      policy: { severity: ['critical'] },
+      attributes: { severity: 'Critical' },
+      matches: false,
+    },
+    // Keys are AND-ed.
+    {
+      case: 'every key matching',
+      policy: { severity: ['critical'], status: ['firing'] },
+      attributes: { severity: 'critical', status: 'firing' },
+      matches: true,
+    },
+    {
+      case: 'one key of two not matching',
+      policy: { severity: ['critical'], status: ['firing'] },
+      attributes: { severity: 'critical', status: 'resolved' },
+      matches: false,
+    },
+    // A message without the attribute does not match a policy on it.
+    {
+      case: 'the attribute missing',
+      policy: { severity: ['critical'] },
+      attributes: { status: 'firing' },
+      matches: false,
+    },
+    {
+      case: 'anything-but with the attribute missing',
+      policy: { severity: [{ 'anything-but': ['warning'] }] },
+      attributes: { status: 'firing' },
+      matches: false,
+    },
+    // anything-but, prefix, suffix, equals-ignore-case.
+    {
+      case: 'anything-but, another value',
+      policy: { severity: [{ 'anything-but': ['warning'] }] },
+      attributes: { severity: 'critical' },
+      matches: true,
+    },
+    {
+      case: 'anything-but, the excluded value',
+      policy: { severity: [{ 'anything-but': 'warning' }] },
+      attributes: { severity: 'warning' },
+      matches: false,
+    },
+    {
+      case: 'anything-but a prefix',
+      policy: { target: [{ 'anything-but': { prefix: 'dev-' } }] },
+      attributes: { target: 'dev-ministral' },
+      matches: false,
+    },
+    {
+      case: 'a prefix',
+      policy: { alertname: [{ prefix: 'VLLMKV' }] },
+      attributes: { alertname: 'VLLMKVCacheFull' },
+      matches: true,
+    },
+    {
+      case: 'another prefix',
+      policy: { alertname: [{ prefix: 'VLLMKV' }] },
+      attributes: { alertname: 'VLLMHighLatency' },
+      matches: false,
+    },
+    {
+      case: 'a suffix',
+      policy: { target: [{ suffix: '-prod' }] },
+      attributes: { target: 'ministral-prod' },
+      matches: true,
+    },
+    {
+      case: 'equals-ignore-case',
+      policy: { severity: [{ 'equals-ignore-case': 'CRITICAL' }] },
+      attributes: { severity: 'critical' },
+      matches: true,
+    },
+    // Key matching.
+    {
+      case: 'exists true, present',
+      policy: { namespace: [{ exists: true }] },
+      attributes: { namespace: 'default' },
+      matches: true,
+    },
+    {
+      case: 'exists true, absent',
+      policy: { namespace: [{ exists: true }] },
+      attributes: { severity: 'critical' },
+      matches: false,
+    },
+    {
+      case: 'exists false, absent (another attribute present)',
+      policy: { namespace: [{ exists: false }] },
+      attributes: { severity: 'critical' },
+      matches: true,
+    },
+    {
+      case: 'exists false, present',
+      policy: { namespace: [{ exists: false }] },
+      attributes: { namespace: 'default' },
+      matches: false,
+    },
+    {
+      case: 'exists false, no attributes at all',
+      policy: { namespace: [{ exists: false }] },
+      attributes: {},
+      matches: false,
+    },
+    // Numeric matching: Number attributes only.
+    { case: 'numeric > 5 with 7', policy: { value: [{ numeric: ['>', 5] }] }, attributes: { value: 7 }, matches: true },
+    {
+      case: 'numeric > 5 with 5',
+      policy: { value: [{ numeric: ['>', 5] }] },
+      attributes: { value: 5 },
+      matches: false,
+    },
+    {
+      case: 'a numeric range, inside',
+      policy: { value: [{ numeric: ['>', 0, '<=', 0.95] }] },
+      attributes: { value: 0.95 },
+      matches: true,
+    },
+    {
+      case: 'a numeric range, above',
+      policy: { value: [{ numeric: ['>', 0, '<=', 0.95] }] },
+      attributes: { value: 0.97 },
+      matches: false,
+    },
+    {
+      case: 'numeric = with an equal value',
+      policy: { value: [{ numeric: ['=', 301.5] }] },
+      attributes: { value: 301.5 },
+      matches: true,
+    },
+    {
+      case: 'numeric on a String attribute',
+      policy: { value: [{ numeric: ['>', 5] }] },
+      attributes: { value: '7' },
+      matches: false,
+    },
+    { case: 'an exact number', policy: { value: [100] }, attributes: { value: 100 }, matches: true },
+    // String.Array: each element is matched on its own.
+    {
+      case: 'a String.Array with a listed element',
+      policy: { pods: ['vllm-1'] },
+      attributes: { pods: ['vllm-0', 'vllm-1'] },
+      matches: true,
+    },
+    {
+      case: 'a String.Array without one',
+      policy: { pods: ['vllm-2'] },
+      attributes: { pods: ['vllm-0', 'vllm-1'] },
+      matches: false,
+    },
+  ])('$case: $matches', ({ policy, attributes, matches }) => {
+    // Prepare
+    checkFilterPolicy(policy);
+
+    // Act
+    const result = filterPolicyMatches(policy, 'MessageAttributes', {
+      message: '{}',
+      attributes: attributesOf(attributes),
+    });
+
+    // Assess
+    expect(result).toBe(matches);
+  });
+
+  it.each<{ case: string; policy: object; body: string; matches: boolean }>([
+    {
+      case: 'a top-level property',
+      policy: { severity: ['critical'] },
+      body: '{"severity":"critical"}',
+      matches: true,
+    },
+    {
+      case: 'a nested property',
+      policy: { labels: { pod: [{ prefix: 'vllm-' }] } },
+      body: '{"labels":{"pod":"vllm-0"}}',
+      matches: true,
+    },
+    {
+      case: 'a nested property that differs',
+      policy: { labels: { pod: ['vllm-1'] } },
+      body: '{"labels":{"pod":"vllm-0"}}',
+      matches: false,
+    },
+    { case: 'an array property', policy: { tags: ['gpu'] }, body: '{"tags":["kv","gpu"]}', matches: true },
+    { case: 'a number property', policy: { value: [{ numeric: ['>=', 50] }] }, body: '{"value":73}', matches: true },
+    { case: 'a body that is not JSON', policy: { severity: ['critical'] }, body: 'critical', matches: false },
+    {
+      case: 'a missing property with exists false',
+      policy: { endsAt: [{ exists: false }] },
+      body: '{"severity":"critical"}',
+      matches: true,
+    },
+  ])('MessageBody scope, $case: $matches', ({ policy, body, matches }) => {
+    // Prepare
+    const scope: FilterPolicyScope = 'MessageBody';
+    checkFilterPolicy(policy, scope);
+
+    // Act
+    const result = filterPolicyMatches(policy, scope, { message: body, attributes: {} });
+
+    // Assess
+    expect(result).toBe(matches);
+  });
+});
+
+describe('Function: checkFilterPolicy', () => {
+  it.each<{ case: string; policy: unknown; scope?: FilterPolicyScope; key: string; reason: RegExp }>([
+    {
+      case: 'a bare value instead of an array',
+      policy: { severity: 'critical' },
+      key: 'severity',
+      reason: /must be an array/,
+    },
+    { case: 'an empty array', policy: { severity: [] }, key: 'severity', reason: /empty arrays/ },
+    {
+      case: 'an unknown operator',
+      policy: { severity: [{ prefixx: 'c' }] },
+      key: 'severity',
+      reason: /unrecognized match type prefixx/,
+    },
+    {
+      case: 'two operators in one object',
+      policy: { severity: [{ prefix: 'c', suffix: 'l' }] },
+      key: 'severity',
+      reason: /exactly one operator/,
+    },
+    {
+      case: 'exists with a string',
+      policy: { target: [{ exists: 'yes' }] },
+      key: 'target',
+      reason: /exists takes true or false/,
+    },
+    {
+      case: 'a numeric operator that does not exist',
+      policy: { value: [{ numeric: ['>>', 5] }] },
+      key: 'value',
+      reason: /numeric takes/,
+    },
+    {
+      case: 'a numeric range upside down',
+      policy: { value: [{ numeric: ['>', 10, '<', 5] }] },
+      key: 'value',
+      reason: /numeric takes/,
+    },
+    { case: 'a number over 1e9', policy: { value: [2e9] }, key: 'value', reason: /outside the numeric range/ },
+    {
+      case: 'a mixed anything-but list',
+      policy: { value: [{ 'anything-but': ['a', 1] }] },
+      key: 'value',
+      reason: /only strings or only numbers/,
+    },
+    {
+      case: 'a nested policy on attributes',
+      policy: { labels: { pod: ['x'] } },
+      key: 'labels',
+      reason: /only with FilterPolicyScope MessageBody/,
+    },
+    {
+      case: 'six keys',
+      policy: { a: ['1'], b: ['1'], c: ['1'], d: ['1'], e: ['1'], f: ['1'] },
+      key: 'f',
+      reason: /at most 5 keys/,
+    },
+    {
+      case: 'more than 150 combinations',
+      policy: { a: Array.from({ length: 20 }, (_, i) => `a${i}`), b: Array.from({ length: 8 }, (_, i) => `b${i}`) },
+      key: 'b',
+      reason: /160 combinations/,
+    },
+    { case: 'an $or', policy: { $or: [{ a: ['1'] }, { b: ['1'] }] }, key: '$or', reason: /\$or/ },
+    { case: 'an array as the policy', policy: [{ severity: ['critical'] }], key: '(policy)', reason: /JSON object/ },
+  ])('refuses $case, naming the key', ({ policy, scope, key, reason }) => {
+    // Act
+    let error: unknown;
+    try {
+      checkFilterPolicy(policy, scope);
+    } catch (caught) {
+      error = caught;
+    }
+
+    // Assess
+    expect(error).toBeInstanceOf(SnsFilterPolicyInvalidError);
+    expect(error).toMatchObject({ name: 'SnsFilterPolicyInvalidError', code: 'InvalidParameter', key });
+    expect((error as Error).message).toMatch(reason);
   });
 });

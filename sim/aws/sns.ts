@@ -12,6 +12,10 @@ import { systemClock, type Clock } from '../../shared/clock/clock.js';
  * Limits and messages follow the SNS API reference (Publish, PublishBatch, "Amazon SNS message attributes"):
  * 256 KiB per message and per batch (body + attribute names, types and values), 10 entries per batch, 10 message
  * attributes, Subject up to 100 printable ASCII characters, batch entry Ids of up to 80 of [A-Za-z0-9_-].
+ *
+ * Local subscriptions may carry a filter policy, matched as SNS matches them (Amazon SNS developer guide, "Amazon
+ * SNS message filtering": subscription filter policies, string / numeric value matching, key matching, filter policy
+ * constraints): see `checkFilterPolicy` and `filterPolicyMatches` below.
  */
 
 /** A message attribute as recorded: the data type and the value (base64 text for Binary). */
@@ -40,7 +44,31 @@ export interface RecordedMessage {
 }
 
 /** A local subscriber; what it throws is logged (SNS would retry delivery, the twin does not). */
-export type SnsSubscriber = (message: RecordedMessage) => void | Promise<void>;
+export type SnsSubscriber = (message: RecordedMessage, subscription: SnsSubscription) => void | Promise<void>;
+
+/** Where a filter policy looks: the message attributes (SNS's default) or the JSON message body. */
+export const FILTER_POLICY_SCOPES = ['MessageAttributes', 'MessageBody'] as const;
+export type FilterPolicyScope = (typeof FILTER_POLICY_SCOPES)[number];
+
+/** A subscription's options, as the SNS Subscribe attributes `FilterPolicy` and `FilterPolicyScope` give them. */
+export interface SubscribeOptions {
+  /** Only messages that match are delivered (a JSON object, as SNS's FilterPolicy attribute after parsing). */
+  filterPolicy?: object;
+  /** Default `MessageAttributes`. */
+  filterPolicyScope?: FilterPolicyScope;
+}
+
+/** One local subscription, as `subscriptions()` lists it. */
+export interface SnsSubscription {
+  /** `<topic ARN>:<uuid>`, the shape of an SNS subscription ARN. */
+  subscriptionArn: string;
+  topicArn: string;
+  filterPolicy: object | undefined;
+  filterPolicyScope: FilterPolicyScope;
+}
+
+/** Ends a subscription; carries the subscription's ARN. */
+export type SnsUnsubscribe = (() => void) & { subscriptionArn: string };
 
 export interface SnsTwinOptions {
   /** The region in topic ARNs. */
@@ -64,8 +92,13 @@ export interface SnsTwin {
   topics(): string[];
   /** Accepted messages in arrival order, of one topic or of all. */
   messages(topicArn?: string): RecordedMessage[];
-  /** Delivers every later message of `topicArn` to `handler`; returns the unsubscribe function. */
-  subscribe(topicArn: string, handler: SnsSubscriber): () => void;
+  /**
+   * Delivers every later message of `topicArn` that matches the filter policy (all of them without one) to
+   * `handler`; returns the unsubscribe function. An invalid policy throws SnsFilterPolicyInvalidError.
+   */
+  subscribe(topicArn: string, handler: SnsSubscriber, options?: SubscribeOptions): SnsUnsubscribe;
+  /** The live subscriptions, in the order they were made. */
+  subscriptions(): SnsSubscription[];
   /** Resolves when every delivery started so far has finished. */
   flush(): Promise<void>;
   /** Forgets recorded messages (topics and subscribers stay). */
@@ -126,7 +159,7 @@ export async function startSnsTwin(options: SnsTwinOptions): Promise<SnsTwin> {
   const accountId = options.accountId ?? '000000000000';
   const log = options.log;
   const topics = new Set<string>();
-  const subscribers = new Map<string, Set<SnsSubscriber>>();
+  const subscribers = new Map<string, { subscription: SnsSubscription; handler: SnsSubscriber }>();
   const deliveries = new Set<Promise<void>>();
   let recorded: RecordedMessage[] = [];
   let sequence = 0n;
@@ -364,10 +397,12 @@ export async function startSnsTwin(options: SnsTwinOptions): Promise<SnsTwin> {
 
   function accept(message: RecordedMessage): void {
     recorded.push(message);
-    for (const handler of subscribers.get(message.topicArn) ?? []) {
+    for (const { subscription, handler } of subscribers.values()) {
+      if (subscription.topicArn !== message.topicArn) continue;
+      if (!filterPolicyMatches(subscription.filterPolicy, subscription.filterPolicyScope, message)) continue;
       // After the response, as SNS delivers: a slow subscriber never delays Publish.
       const delivery = new Promise<void>((resolve) => setImmediate(resolve))
-        .then(() => handler(structuredClone(message)))
+        .then(() => handler(structuredClone(message), structuredClone(subscription)))
         .catch((error: unknown) =>
           log?.(
             `sns twin: delivery of ${message.messageId} to a subscriber of ${message.topicArn} failed: ${error instanceof Error ? error.message : String(error)}`,
@@ -403,15 +438,35 @@ export async function startSnsTwin(options: SnsTwinOptions): Promise<SnsTwin> {
     },
     topics: () => [...topics],
     messages: messagesOf,
-    subscribe: (topicArn, handler) => {
+    subscribe: (topicArn, handler, subscribeOptions = {}) => {
       if (!topics.has(topicArn)) throw new RangeError(`subscribe: no topic ${topicArn}; create it first`);
-      const set = subscribers.get(topicArn) ?? new Set<SnsSubscriber>();
-      set.add(handler);
-      subscribers.set(topicArn, set);
-      return () => {
-        set.delete(handler);
+      const scope = subscribeOptions.filterPolicyScope ?? 'MessageAttributes';
+      if (!(FILTER_POLICY_SCOPES as readonly string[]).includes(scope))
+        throw new SnsFilterPolicyInvalidError(
+          'FilterPolicyScope',
+          `${JSON.stringify(scope)} is not one of ${FILTER_POLICY_SCOPES.join(', ')}`,
+        );
+      const filterPolicy = subscribeOptions.filterPolicy;
+      if (filterPolicy !== undefined) checkFilterPolicy(filterPolicy, scope);
+      const subscription: SnsSubscription = {
+        subscriptionArn: `${topicArn}:${randomUUID()}`,
+        topicArn,
+        // A copy, so that a caller changing its object later does not change what this subscription matches.
+        filterPolicy: filterPolicy === undefined ? undefined : structuredClone(filterPolicy),
+        filterPolicyScope: scope,
       };
+      subscribers.set(subscription.subscriptionArn, { subscription, handler });
+      log?.(
+        `sns twin: subscribed ${subscription.subscriptionArn}${filterPolicy === undefined ? '' : ` with filter policy ${JSON.stringify(filterPolicy)} (${scope})`}`,
+      );
+      return Object.assign(
+        () => {
+          subscribers.delete(subscription.subscriptionArn);
+        },
+        { subscriptionArn: subscription.subscriptionArn },
+      );
     },
+    subscriptions: () => [...subscribers.values()].map(({ subscription }) => structuredClone(subscription)),
     flush: async () => {
       while (deliveries.size > 0) await Promise.all([...deliveries]);
     },
@@ -576,4 +631,306 @@ function xml(text: string): string {
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
     .replace(/'/g, '&apos;');
+}
+
+/**
+ * A filter policy SNS would refuse (the Subscribe / SetSubscriptionAttributes error `InvalidParameter`, "Invalid
+ * parameter: FilterPolicy: ..."). `key` is the policy key (a dotted path in a MessageBody policy) that is wrong.
+ */
+export class SnsFilterPolicyInvalidError extends Error {
+  readonly code = 'InvalidParameter';
+
+  constructor(
+    readonly key: string,
+    readonly reason: string,
+  ) {
+    super(`Invalid parameter: FilterPolicy: "${key}": ${reason}`);
+    this.name = 'SnsFilterPolicyInvalidError';
+  }
+}
+
+/** The constraints of "Filter policy constraints in Amazon SNS". */
+const FILTER_POLICY_LIMITS = {
+  /** At most five keys (leaf keys, in a MessageBody policy). */
+  keys: 5,
+  /** The product of the lengths of every value array. */
+  combinations: 150,
+  /** Numeric matching works from -10^9 to 10^9, with five digits after the decimal point. */
+  numericMagnitude: 1e9,
+  numericPrecision: 1e-5,
+} as const;
+
+const MATCH_OPERATORS = ['anything-but', 'prefix', 'suffix', 'equals-ignore-case', 'exists', 'numeric'] as const;
+const NUMERIC_OPERATORS = ['=', '<', '<=', '>', '>='] as const;
+
+/**
+ * Checks a filter policy as SNS does on Subscribe; throws SnsFilterPolicyInvalidError naming the key. Leaves are
+ * non-empty arrays of strings, numbers, booleans, null, or one-operator objects (`anything-but`, `prefix`, `suffix`,
+ * `equals-ignore-case`, `exists`, `numeric`); only a MessageBody policy may nest objects.
+ */
+export function checkFilterPolicy(policy: unknown, scope: FilterPolicyScope = 'MessageAttributes'): void {
+  if (typeof policy !== 'object' || policy === null || Array.isArray(policy))
+    throw new SnsFilterPolicyInvalidError('(policy)', 'the filter policy must be a JSON object');
+  const leaves: Array<{ key: string; values: unknown[] }> = [];
+  const walk = (node: object, path: string[]): void => {
+    for (const [name, value] of Object.entries(node) as Array<[string, unknown]>) {
+      const key = [...path, name].join('.');
+      if (name.startsWith('$'))
+        throw new SnsFilterPolicyInvalidError(key, 'the twin does not implement the $or operator');
+      if (Array.isArray(value)) {
+        leaves.push({ key, values: value });
+      } else if (typeof value === 'object' && value !== null) {
+        if (scope === 'MessageAttributes')
+          throw new SnsFilterPolicyInvalidError(
+            key,
+            'nested policies are accepted only with FilterPolicyScope MessageBody; a MessageAttributes policy maps each attribute name to an array',
+          );
+        walk(value, [...path, name]);
+      } else {
+        throw new SnsFilterPolicyInvalidError(
+          key,
+          `must be an array of values (got ${JSON.stringify(value)}); write ${JSON.stringify({ [name]: [value] })}`,
+        );
+      }
+    }
+  };
+  walk(policy, []);
+  if (leaves.length > FILTER_POLICY_LIMITS.keys)
+    throw new SnsFilterPolicyInvalidError(
+      leaves[FILTER_POLICY_LIMITS.keys]?.key ?? '(policy)',
+      `a filter policy can have at most ${FILTER_POLICY_LIMITS.keys} keys (it has ${leaves.length})`,
+    );
+  let combinations = 1;
+  for (const { key, values } of leaves) {
+    if (values.length === 0) throw new SnsFilterPolicyInvalidError(key, 'empty arrays are not allowed');
+    for (const value of values) checkPolicyValue(key, value);
+    combinations *= values.length;
+  }
+  if (combinations > FILTER_POLICY_LIMITS.combinations)
+    throw new SnsFilterPolicyInvalidError(
+      leaves[leaves.length - 1]?.key ?? '(policy)',
+      `the policy has ${combinations} combinations of values (the product of the array lengths); at most ${FILTER_POLICY_LIMITS.combinations}`,
+    );
+}
+
+function checkPolicyValue(key: string, value: unknown): void {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
+  if (typeof value === 'number') return checkPolicyNumber(key, value);
+  const refuse = (reason: string) => new SnsFilterPolicyInvalidError(key, reason);
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw refuse(`${JSON.stringify(value)} is not a string, number, boolean, null or match object`);
+  const entries = Object.entries(value);
+  const [operator, operand] = entries[0] ?? [];
+  if (entries.length !== 1 || operator === undefined)
+    throw refuse(
+      `a match object has exactly one operator (${MATCH_OPERATORS.join(', ')}); got ${JSON.stringify(value)}`,
+    );
+  switch (operator) {
+    case 'prefix':
+    case 'suffix':
+    case 'equals-ignore-case':
+      if (typeof operand !== 'string' || operand === '') throw refuse(`${operator} takes a non-empty string`);
+      return;
+    case 'exists':
+      if (typeof operand !== 'boolean') throw refuse('exists takes true or false');
+      return;
+    case 'numeric':
+      return checkNumericCondition(key, operand);
+    case 'anything-but': {
+      if (typeof operand === 'string') return;
+      if (typeof operand === 'number') return checkPolicyNumber(key, operand);
+      if (Array.isArray(operand)) {
+        if (operand.length === 0) throw refuse('anything-but takes a non-empty list');
+        const allStrings = operand.every((item) => typeof item === 'string');
+        const allNumbers = operand.every((item) => typeof item === 'number');
+        if (!allStrings && !allNumbers) throw refuse('the anything-but list must hold only strings or only numbers');
+        if (allNumbers) for (const item of operand) checkPolicyNumber(key, Number(item));
+        return;
+      }
+      if (typeof operand === 'object' && operand !== null) {
+        const inner = Object.entries(operand as Record<string, unknown>);
+        const [innerOperator, innerOperand] = inner[0] ?? [];
+        if (
+          inner.length === 1 &&
+          (innerOperator === 'prefix' || innerOperator === 'suffix') &&
+          typeof innerOperand === 'string' &&
+          innerOperand !== ''
+        )
+          return;
+      }
+      throw refuse(
+        'anything-but takes a string, a number, a list of strings or of numbers, or {"prefix": ...} / {"suffix": ...}',
+      );
+    }
+    default:
+      throw refuse(`unrecognized match type ${operator} (accepted: ${MATCH_OPERATORS.join(', ')})`);
+  }
+}
+
+function checkPolicyNumber(key: string, value: number): void {
+  if (!Number.isFinite(value) || Math.abs(value) > FILTER_POLICY_LIMITS.numericMagnitude)
+    throw new SnsFilterPolicyInvalidError(key, `${value} is outside the numeric range -1e9 to 1e9`);
+}
+
+/** `[op, n]` or a range `[">" | ">=", low, "<" | "<=", high]` with low < high. */
+function checkNumericCondition(key: string, operand: unknown): void {
+  const refuse = () =>
+    new SnsFilterPolicyInvalidError(
+      key,
+      `numeric takes [op, number] with op one of ${NUMERIC_OPERATORS.join(' ')}, or a range such as [">", 0, "<=", 150]; got ${JSON.stringify(operand)}`,
+    );
+  if (!Array.isArray(operand)) throw refuse();
+  const isOperator = (op: unknown): op is (typeof NUMERIC_OPERATORS)[number] =>
+    (NUMERIC_OPERATORS as readonly unknown[]).includes(op);
+  if (operand.length === 2) {
+    const [op, n] = operand as unknown[];
+    if (!isOperator(op) || typeof n !== 'number') throw refuse();
+    return checkPolicyNumber(key, n);
+  }
+  if (operand.length === 4) {
+    const [lowOp, low, highOp, high] = operand as unknown[];
+    if (
+      (lowOp !== '>' && lowOp !== '>=') ||
+      (highOp !== '<' && highOp !== '<=') ||
+      typeof low !== 'number' ||
+      typeof high !== 'number' ||
+      !(low < high)
+    )
+      throw refuse();
+    checkPolicyNumber(key, low);
+    return checkPolicyNumber(key, high);
+  }
+  throw refuse();
+}
+
+/**
+ * Does the message match the policy? Keys are AND-ed, the values of one key OR-ed; a message that lacks a key's
+ * attribute (or body property) matches only `{"exists": false}` on it. In the MessageAttributes scope only String,
+ * String.Array and Number attributes take part, and a message without any attribute matches no policy key (SNS:
+ * "exists: false only matches if at least one attribute is present"). A MessageBody policy needs a JSON object body.
+ */
+export function filterPolicyMatches(
+  policy: object | undefined,
+  scope: FilterPolicyScope,
+  message: Pick<RecordedMessage, 'message' | 'attributes'>,
+): boolean {
+  if (policy === undefined || Object.keys(policy).length === 0) return true;
+  if (scope === 'MessageAttributes') {
+    const attributes = Object.entries(message.attributes);
+    if (attributes.length === 0) return false;
+    return Object.entries(policy).every(([name, conditions]) =>
+      leafMatches(conditions as unknown[], attributeValues(message.attributes[name])),
+    );
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(message.message);
+  } catch {
+    return false;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  return bodyMatches(policy, body);
+}
+
+function bodyMatches(policy: object, node: object): boolean {
+  return (Object.entries(policy) as Array<[string, unknown]>).every(([name, conditions]) => {
+    const present = Object.prototype.hasOwnProperty.call(node, name);
+    const value: unknown = present ? (node as Record<string, unknown>)[name] : undefined;
+    if (!Array.isArray(conditions)) {
+      // A nested policy object: the property must be an object that matches it.
+      return (
+        typeof value === 'object' && value !== null && !Array.isArray(value) && bodyMatches(conditions as object, value)
+      );
+    }
+    if (!present || value === undefined) return leafMatches(conditions, undefined);
+    return leafMatches(conditions, Array.isArray(value) ? value : [value]);
+  });
+}
+
+/** The values an attribute offers to matching; undefined when it is absent or of a type SNS does not compare. */
+function attributeValues(attribute: RecordedAttribute | undefined): unknown[] | undefined {
+  if (attribute === undefined) return undefined;
+  const base = attribute.dataType.split('.')[0];
+  if (attribute.dataType === 'String.Array') {
+    try {
+      const parsed: unknown = JSON.parse(attribute.value);
+      return Array.isArray(parsed) ? parsed : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  if (base === 'String') return [attribute.value];
+  if (base === 'Number') return [Number(attribute.value)];
+  return undefined;
+}
+
+/** One key: at least one condition matches (for value conditions: at least one of the values). */
+function leafMatches(conditions: readonly unknown[], values: readonly unknown[] | undefined): boolean {
+  return conditions.some((condition) => {
+    if (typeof condition === 'object' && condition !== null && 'exists' in condition) {
+      const present = values !== undefined && values.some((value) => value !== null);
+      return (condition as { exists: boolean }).exists ? present : values === undefined;
+    }
+    if (values === undefined) return false;
+    return values.some((value) => valueMatches(condition, value));
+  });
+}
+
+function valueMatches(condition: unknown, value: unknown): boolean {
+  if (condition === null || typeof condition === 'boolean') return value === condition;
+  if (typeof condition === 'string') return value === condition;
+  if (typeof condition === 'number') return typeof value === 'number' && numbersEqual(value, condition);
+  const [operator, operand] = Object.entries(condition as object)[0] ?? [];
+  const text = typeof value === 'string' ? value : undefined;
+  switch (operator) {
+    case 'prefix':
+      return text !== undefined && text.startsWith(operand as string);
+    case 'suffix':
+      return text !== undefined && text.endsWith(operand as string);
+    case 'equals-ignore-case':
+      return text !== undefined && text.toLowerCase() === (operand as string).toLowerCase();
+    case 'numeric':
+      return typeof value === 'number' && numericMatches(operand as unknown[], value);
+    case 'anything-but':
+      return anythingButMatches(operand, value);
+    default:
+      return false;
+  }
+}
+
+function anythingButMatches(operand: unknown, value: unknown): boolean {
+  if (value === null || value === undefined) return false;
+  if (typeof operand === 'object' && operand !== null && !Array.isArray(operand)) {
+    const [operator, text] = Object.entries(operand)[0] ?? [];
+    if (typeof value !== 'string') return true;
+    return operator === 'prefix' ? !value.startsWith(text as string) : !value.endsWith(text as string);
+  }
+  const excluded = Array.isArray(operand) ? (operand as unknown[]) : [operand];
+  return !excluded.some((item) =>
+    typeof item === 'number' && typeof value === 'number' ? numbersEqual(item, value) : item === value,
+  );
+}
+
+function numericMatches(operand: readonly unknown[], value: number): boolean {
+  for (let i = 0; i + 1 < operand.length; i += 2) {
+    const op = operand[i];
+    const bound = operand[i + 1] as number;
+    const ok =
+      op === '='
+        ? numbersEqual(value, bound)
+        : op === '<'
+          ? value < bound
+          : op === '<='
+            ? value <= bound
+            : op === '>'
+              ? value > bound
+              : value >= bound;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/** SNS compares numbers with five digits after the decimal point. */
+function numbersEqual(a: number, b: number): boolean {
+  return Math.abs(a - b) < FILTER_POLICY_LIMITS.numericPrecision / 2;
 }

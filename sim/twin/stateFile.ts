@@ -28,6 +28,8 @@ export const twinStateSchema = z.strictObject({
   readOnlyKubeconfigPath: z.string(),
   /** The vLLM Service's address on this machine: what a client in the cluster reaches as the Service. */
   serviceUrl: z.string().url(),
+  /** The twin's control endpoint (faults: `GET|POST|DELETE /faults`), for `vllm-pilot twin fault`. */
+  controlUrl: z.string().url(),
   replicas: z.array(
     z.strictObject({
       name: z.string(),
@@ -49,6 +51,9 @@ export const twinStateSchema = z.strictObject({
     /** The topic the calibration notifies, and the table its history goes to (as the deployed stack names them). */
     calibrationTopicArn: z.string(),
     historyTable: z.string(),
+    /** The alerts topic (severity etc. as message attributes) and the alert state table, as the stack names them. */
+    alertTopicArn: z.string(),
+    alertStateTable: z.string(),
   }),
 });
 

@@ -15,6 +15,7 @@ import { type DynamoDbTwin, startDynamoDbTwin } from '../aws/dynamodb.js';
 import { type EksTwin, startEksTwin } from '../aws/eks.js';
 import { type SnsTwin, startSnsTwin } from '../aws/sns.js';
 import { CALIBRATION_HISTORY_TABLE } from '../../shared/calibration/history/table.js';
+import { ALERT_STATE_TABLE } from '../../shared/alerts/state/table.js';
 import { startWorkloadControllers } from '../kube/controllers/startWorkloadControllers.js';
 import type { RunningReplica, Workloads } from '../kube/controllers/types.js';
 import { type KedaController, startKedaController } from '../kube/keda/controller.js';
@@ -24,17 +25,21 @@ import { MemoryObjectStore } from '../kube/store.js';
 import { ensurePrometheus } from '../prometheus/ensurePrometheus.js';
 import type { TargetGroups } from '../prometheus/scrapeConfig.js';
 import { type PrometheusInstance, startPrometheus } from '../prometheus/startPrometheus.js';
+import { type ControlServer, startControlServer } from './control.js';
 import { TwinStartError } from './errors.js';
+import { FaultController } from './faults.js';
 import type { Profile } from './profile.js';
 import { type TwinState, writeTwinState } from './stateFile.js';
 import { ADDON_NAMESPACES, dcgmExporterDaemonSet, kedaCrds, namespace, serviceMonitorCrd } from './world.js';
 
 /** The region the twin pretends to be in (the AWS guide's). */
 export const TWIN_REGION = 'us-east-2';
-/** The names the deployed stack gives its calibration topic and history table (serverless.yml). */
+/** The names the deployed stack gives its topics and tables (serverless.yml). */
 export const TWIN_RESOURCES = {
   calibrationTopic: 'vllm-eks-pilot-calibration',
   historyTable: 'vllm-eks-pilot-calibration-history',
+  alertTopic: 'vllm-eks-pilot-alerts',
+  alertStateTable: 'vllm-eks-pilot-alert-state',
 } as const;
 /** The EKS cluster name the twin pretends to be (the AWS guide's). */
 export const TWIN_CLUSTER = 'ai-eks-docs';
@@ -80,6 +85,9 @@ export interface Twin {
   eks: EksTwin;
   sns: SnsTwin;
   dynamodb: DynamoDbTwin;
+  /** Injects and clears faults on the replicas (also reachable over HTTP at `state.controlUrl`). */
+  faults: FaultController;
+  control: ControlServer;
   stop(): Promise<void>;
 }
 
@@ -166,12 +174,21 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
     const sns = await startSnsTwin({ region: TWIN_REGION, clock, log: detail });
     stops.push(() => sns.stop());
     const calibrationTopicArn = sns.createTopic(TWIN_RESOURCES.calibrationTopic);
+    const alertTopicArn = sns.createTopic(TWIN_RESOURCES.alertTopic);
     const dynamodb = await startDynamoDbTwin({
       region: TWIN_REGION,
-      tables: [{ TableName: TWIN_RESOURCES.historyTable, ...CALIBRATION_HISTORY_TABLE }],
+      tables: [
+        { TableName: TWIN_RESOURCES.historyTable, ...CALIBRATION_HISTORY_TABLE },
+        { TableName: TWIN_RESOURCES.alertStateTable, ...ALERT_STATE_TABLE },
+      ],
       log: detail,
     });
     stops.push(() => dynamodb.stop());
+    const faults = new FaultController({ workloads, clock, log });
+    // Stopped after the control endpoint (stops run in reverse), so no request can inject a fault meanwhile.
+    stops.push(() => Promise.resolve(faults.stop()));
+    const control = await startControlServer({ faults, log: detail });
+    stops.push(() => control.stop());
 
     // kubectl sends tokens only over https, so the kubeconfigs name the API server's https address.
     const kubeDir = options.stateFile
@@ -245,6 +262,7 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       kubeconfigPath,
       readOnlyKubeconfigPath,
       serviceUrl,
+      controlUrl: control.url,
       replicas: workloads.replicas().map(replicaState),
       aws: {
         region: TWIN_REGION,
@@ -254,6 +272,8 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
         dynamodbEndpoint: dynamodb.endpoint,
         calibrationTopicArn,
         historyTable: TWIN_RESOURCES.historyTable,
+        alertTopicArn,
+        alertStateTable: TWIN_RESOURCES.alertStateTable,
       },
     };
     if (options.stateFile) await writeTwinState(options.stateFile, state);
@@ -272,6 +292,8 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       eks,
       sns,
       dynamodb,
+      faults,
+      control,
       stop: () => (stopped ??= stopAll()),
     };
   } catch (error) {

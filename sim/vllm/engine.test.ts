@@ -373,5 +373,78 @@ describe('Class: VllmEngine', () => {
       expect(result().finishedMs - result().arrivalMs).toBeCloseTo(2 * (30.5 + 9 * 10.5), 6);
       expect(engine.stats().kvCacheUsage).toBe(0.5);
     });
+
+    it('preempts running sequences at the storm rate under a steady load, and stops when cleared', () => {
+      // Prepare: 16 requests always in flight (each one re-submitted as it finishes), KV cache ample, so that
+      // nothing but the fault preempts.
+      const clock = new VirtualClock(0);
+      const engine = new VllmEngine(config(), clock);
+      const keepBusy = (): void => {
+        engine.submit({ promptTokens: 35, maxTokens: 200 }, (event) => {
+          if (event.type === 'finished') keepBusy();
+        });
+      };
+      for (let i = 0; i < 16; i++) keepBusy();
+      const runUntil = (endMs: number): void => {
+        for (let next = engine.nextEventMs(); next !== undefined && next < endMs; next = engine.nextEventMs()) {
+          clock.set(Math.max(clock.now(), next) + 1e-6);
+          engine.advanceTo(clock.now());
+        }
+        clock.set(endMs);
+        engine.advanceTo(endMs);
+      };
+      runUntil(1_000);
+      const before = engine.stats().preemptions;
+
+      // Act
+      engine.setFault({ preemptionsPerSecond: 10 });
+      runUntil(31_000);
+      const during = engine.stats().preemptions - before;
+      engine.setFault({});
+      runUntil(41_000);
+      const after = engine.stats().preemptions - before - during;
+
+      // Assess
+      expect(before).toBe(0);
+      expect(during).toBeGreaterThanOrEqual(270);
+      expect(during).toBeLessThanOrEqual(330);
+      expect(engine.metrics.numPreemptions).toBe(during);
+      expect(after).toBe(0);
+      // Preempted sequences went back to the queue and were re-admitted: the load kept running.
+      expect(engine.stats()).toMatchObject({ running: 16, waiting: 0 });
+    });
+
+    it('preempts nothing when nothing runs', () => {
+      // Prepare
+      const clock = new VirtualClock(0);
+      const engine = new VllmEngine(config(), clock);
+      engine.setFault({ preemptionsPerSecond: 50 });
+
+      // Act: idle for 10 s, then one short request.
+      clock.set(10_000);
+      const { listener, result } = collect();
+      engine.submit({ promptTokens: 20, maxTokens: 2 }, listener);
+      drain(engine, clock);
+
+      // Assess
+      expect(result().preemptions).toBe(0);
+      expect(engine.stats().preemptions).toBe(0);
+    });
+
+    it.each([
+      { case: 'a negative rate', rate: -1 },
+      { case: 'an infinite rate', rate: Number.POSITIVE_INFINITY },
+      { case: 'NaN', rate: Number.NaN },
+    ])('refuses $case of preemptions per second, naming the field', ({ rate }) => {
+      // Prepare
+      const engine = new VllmEngine(config(), new VirtualClock(0));
+
+      // Act
+      const act = (): void => engine.setFault({ preemptionsPerSecond: rate });
+
+      // Assess
+      expect(act).toThrow(VllmConfigInvalidError);
+      expect(act).toThrow('fault.preemptionsPerSecond');
+    });
   });
 });

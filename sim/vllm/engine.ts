@@ -127,6 +127,11 @@ export interface EngineFault {
   stepTimeMultiplier?: number;
   /** KV-cache blocks made unavailable (memory pressure); they count as used in the KV-cache usage gauge. */
   kvBlocksUnavailable?: number;
+  /**
+   * A preemption storm: on average this many running sequences per second of simulated time are preempted (the
+   * newest first, as vLLM's scheduler picks its victims), besides those the KV cache forces; 0 = none.
+   */
+  preemptionsPerSecond?: number;
 }
 
 /** A point-in-time view of the engine. */
@@ -243,7 +248,10 @@ export class VllmEngine {
   #completed = 0;
   #aborted = 0;
   #nextId = 0;
-  #fault: Required<EngineFault> = { stepTimeMultiplier: 1, kvBlocksUnavailable: 0 };
+  #fault: Required<EngineFault> = { stepTimeMultiplier: 1, kvBlocksUnavailable: 0, preemptionsPerSecond: 0 };
+  /** Preemptions owed by a preemption storm (rate x elapsed simulated time), and when they were last counted. */
+  #preemptionCredit = 0;
+  #preemptionCountedToMs = 0;
   #wakeListener: (() => void) | undefined;
   readonly #pendingEvents: Array<{ listener: RequestListener; event: RequestEvent }> = [];
 
@@ -346,6 +354,10 @@ export class VllmEngine {
   setFault(fault: EngineFault): void {
     const multiplier = fault.stepTimeMultiplier ?? 1;
     const unavailable = fault.kvBlocksUnavailable ?? 0;
+    const preemptionRate = fault.preemptionsPerSecond ?? 0;
+    if (!(Number.isFinite(preemptionRate) && preemptionRate >= 0)) {
+      throw new VllmConfigInvalidError('fault.preemptionsPerSecond', preemptionRate, 'a finite number >= 0');
+    }
     if (!(multiplier > 0)) {
       throw new VllmConfigInvalidError('fault.stepTimeMultiplier', multiplier, 'a number > 0');
     }
@@ -356,8 +368,16 @@ export class VllmEngine {
         `an integer from 0 to kvCacheBlocks (${this.config.kvCacheBlocks})`,
       );
     }
-    this.#catchUp(this.#clock.now());
-    this.#fault = { stepTimeMultiplier: multiplier, kvBlocksUnavailable: unavailable };
+    const nowMs = this.#clock.now();
+    this.#catchUp(nowMs);
+    // A storm counts from the moment it is injected (or its rate changes), never backwards.
+    this.#preemptionCredit = 0;
+    this.#preemptionCountedToMs = nowMs;
+    this.#fault = {
+      stepTimeMultiplier: multiplier,
+      kvBlocksUnavailable: unavailable,
+      preemptionsPerSecond: preemptionRate,
+    };
     this.#stalled = false;
     this.#flush();
     this.#wakeListener?.();
@@ -482,11 +502,35 @@ export class VllmEngine {
     this.#emit(seq, { type: 'preempted', atMs });
   }
 
+  /**
+   * A preemption storm (fault): rate x simulated time since the last step accrues; each whole unit preempts the
+   * newest running sequence the normal way. With nothing running the owed units lapse (nothing to preempt).
+   * Returns whether this step preempted anything.
+   */
+  #stormPreemptions(startMs: number): boolean {
+    const rate = this.#fault.preemptionsPerSecond;
+    if (rate <= 0) return false;
+    this.#preemptionCredit += (rate * Math.max(0, startMs - this.#preemptionCountedToMs)) / 1000;
+    this.#preemptionCountedToMs = Math.max(this.#preemptionCountedToMs, startMs);
+    let preempted = false;
+    while (this.#preemptionCredit >= 1) {
+      const victim = this.#running[this.#running.length - 1];
+      if (victim === undefined) {
+        this.#preemptionCredit -= Math.floor(this.#preemptionCredit);
+        break;
+      }
+      this.#preempt(victim, startMs);
+      this.#preemptionCredit -= 1;
+      preempted = true;
+    }
+    return preempted;
+  }
+
   #startStep(startMs: number): Step | undefined {
     const { maxNumSeqs, maxNumBatchedTokens } = this.config;
     let budget = maxNumBatchedTokens;
     const items: StepItem[] = [];
-    let preempted = false;
+    let preempted = this.#stormPreemptions(startMs);
 
     // 1. The running batch, oldest first.
     for (let index = 0; index < this.#running.length; index++) {
