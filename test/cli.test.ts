@@ -121,6 +121,8 @@ function stateFixture(pid: number): TwinState {
       historyTable: 'vllm-eks-pilot-calibration-history',
       alertTopicArn: 'arn:aws:sns:us-east-2:000000000000:vllm-eks-pilot-alerts',
       alertStateTable: 'vllm-eks-pilot-alert-state',
+      secretsManagerEndpoint: 'http://127.0.0.1:9',
+      slackWebhookSecretId: 'vllm-eks-pilot/slack-webhook',
     },
   };
 }

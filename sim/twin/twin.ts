@@ -13,7 +13,9 @@ import type { ClusterClient } from '../../shared/kube/types.js';
 import { type CloudWatchTwin, startCloudWatchTwin } from '../aws/cloudwatch.js';
 import { type DynamoDbTwin, startDynamoDbTwin } from '../aws/dynamodb.js';
 import { type EksTwin, startEksTwin } from '../aws/eks.js';
+import { type SecretsManagerTwin, startSecretsManagerTwin } from '../aws/secretsManager.js';
 import { type SnsTwin, startSnsTwin } from '../aws/sns.js';
+import { type SlackWebhookSink, startSlackWebhookSink } from '../slack/webhookSink.js';
 import { CALIBRATION_HISTORY_TABLE } from '../../shared/calibration/history/table.js';
 import { ALERT_STATE_TABLE } from '../../shared/alerts/state/table.js';
 import { startWorkloadControllers } from '../kube/controllers/startWorkloadControllers.js';
@@ -40,6 +42,7 @@ export const TWIN_RESOURCES = {
   historyTable: 'vllm-eks-pilot-calibration-history',
   alertTopic: 'vllm-eks-pilot-alerts',
   alertStateTable: 'vllm-eks-pilot-alert-state',
+  slackWebhookSecret: 'vllm-eks-pilot/slack-webhook',
 } as const;
 /** The EKS cluster name the twin pretends to be (the AWS guide's). */
 export const TWIN_CLUSTER = 'ai-eks-docs';
@@ -85,6 +88,9 @@ export interface Twin {
   eks: EksTwin;
   sns: SnsTwin;
   dynamodb: DynamoDbTwin;
+  secretsManager: SecretsManagerTwin;
+  /** Where the Slack notifier's messages arrive. */
+  slack: SlackWebhookSink;
   /** Injects and clears faults on the replicas (also reachable over HTTP at `state.controlUrl`). */
   faults: FaultController;
   control: ControlServer;
@@ -184,6 +190,16 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       log: detail,
     });
     stops.push(() => dynamodb.stop());
+    // Slack's incoming webhook, and the secret that holds its URL, as the deployed stack keeps it.
+    const slack = await startSlackWebhookSink({ clock, log: detail });
+    stops.push(() => slack.stop());
+    const secretsManager = await startSecretsManagerTwin({
+      region: TWIN_REGION,
+      secrets: { [TWIN_RESOURCES.slackWebhookSecret]: slack.url },
+      clock,
+      log: detail,
+    });
+    stops.push(() => secretsManager.stop());
     const faults = new FaultController({ workloads, clock, log });
     // Stopped after the control endpoint (stops run in reverse), so no request can inject a fault meanwhile.
     stops.push(() => Promise.resolve(faults.stop()));
@@ -274,6 +290,8 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
         historyTable: TWIN_RESOURCES.historyTable,
         alertTopicArn,
         alertStateTable: TWIN_RESOURCES.alertStateTable,
+        secretsManagerEndpoint: secretsManager.endpoint,
+        slackWebhookSecretId: TWIN_RESOURCES.slackWebhookSecret,
       },
     };
     if (options.stateFile) await writeTwinState(options.stateFile, state);
@@ -292,6 +310,8 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       eks,
       sns,
       dynamodb,
+      secretsManager,
+      slack,
       faults,
       control,
       stop: () => (stopped ??= stopAll()),
