@@ -1,4 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { ConfigInvalidError } from '../../shared/config/errors.js';
 import { AlertExportInvalidError } from '../../shared/alerts/errors.js';
@@ -7,7 +8,15 @@ import { prometheusRuleManifest } from '../../shared/alerts/export/prometheusRul
 import { promtoolTestFile } from '../../shared/alerts/export/promtoolTests.js';
 import { toYaml } from '../../shared/alerts/export/ruleGroups.js';
 import { ampRuleGroupsNamespaceData } from '../../shared/alerts/export/rulesFile.js';
-import { parseAlertTargets, parseDurationSeconds, type AlertTarget } from '../../shared/alerts/settings.js';
+import {
+  parseAlertSettings,
+  parseAlertTargets,
+  parseDurationSeconds,
+  type AlertTarget,
+} from '../../shared/alerts/settings.js';
+import { readTwinState } from '../../sim/twin/stateFile.js';
+import { printJson } from '../options.js';
+import { functionLogger, twinAlertEvaluator } from '../twinAlerts.js';
 
 export { renderAlertTable } from '../../shared/alerts/export/alertTable.js';
 
@@ -209,5 +218,65 @@ export function registerAlertRulesCommand(alerts: Command): void {
 export function registerAlertsCommand(program: Command): Command {
   const alerts = program.command('alerts').description('the five alerts of the monitoring guide');
   registerAlertRulesCommand(alerts);
+  registerAlertEvaluateCommand(alerts);
   return alerts;
+}
+
+interface EvaluateCommandOptions {
+  stateFile: string;
+  alerts?: string;
+  verbose?: boolean;
+  json?: boolean;
+}
+
+/**
+ * `vllm-pilot alerts evaluate`: one run of the alert evaluator Lambda against the twin, exactly as EventBridge starts
+ * it every minute: new alerts and repeats go to the twin's SNS topic (and through the Slack notifier to its sink
+ * while `twin up` runs), resolved ones too; running it again right away sends nothing new.
+ */
+export function registerAlertEvaluateCommand(alerts: Command): void {
+  alerts
+    .command('evaluate')
+    .description("evaluate the five alerts on the twin's target once and notify through SNS (like one scheduled run)")
+    .requiredOption('--state-file <file>', 'the state file written by `twin up`')
+    .option(
+      '--alerts <file>',
+      "the target's alert settings (YAML/JSON: repeatInterval, rules.<alert>.threshold/for/...)",
+    )
+    .option('--verbose', "print the evaluator's JSON log lines")
+    .option('--json', 'print the run summary as JSON')
+    .action(async (opts: EvaluateCommandOptions) => {
+      const state = await readTwinState(opts.stateFile);
+      const settings = opts.alerts === undefined ? undefined : await readAlertSettingsFile(opts.alerts);
+      const run = twinAlertEvaluator(state, {
+        ...(settings === undefined ? {} : { alerts: settings }),
+        logger: functionLogger('alert-evaluator', opts.verbose ?? false),
+      });
+      const summary = await run();
+      if (opts.json) return printJson(summary);
+      const { totals } = summary;
+      process.stdout.write(
+        `alerts at ${summary.at}: ${totals.firing} firing, ${totals.sent} notification(s) sent, ${totals.failed} failed\n`,
+      );
+      for (const target of summary.targets) {
+        process.stdout.write(`  ${target.target} (${target.status}): ${target.firing} firing\n`);
+        for (const line of target.sent) process.stdout.write(`    sent ${line}\n`);
+        for (const line of target.failed) process.stdout.write(`    FAILED ${line}\n`);
+        for (const line of target.ruleFailures) process.stdout.write(`    rule not evaluated: ${line}\n`);
+        for (const line of target.problems) process.stdout.write(`    problem: ${line}\n`);
+      }
+    });
+}
+
+/** Reads and checks a target's alert settings file (YAML or JSON); a bad field fails here, naming it. */
+async function readAlertSettingsFile(path: string): Promise<unknown> {
+  const input: unknown = parseYaml(await readFile(path, 'utf8'));
+  try {
+    parseAlertSettings(input);
+  } catch (error) {
+    // Name the file: "invalid FILE: alerts.rules: unknown key ...".
+    if (error instanceof ConfigInvalidError) throw new ConfigInvalidError(path, error.issues, { cause: error });
+    throw error;
+  }
+  return input;
 }

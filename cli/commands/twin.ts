@@ -5,6 +5,7 @@ import { type ActiveFault, FAULT_KINDS } from '../../sim/twin/faults.js';
 import { loadProfile } from '../../sim/twin/loadProfile.js';
 import { readTwinState } from '../../sim/twin/stateFile.js';
 import { startTwin } from '../../sim/twin/twin.js';
+import { subscribeSlackNotifier } from '../twinAlerts.js';
 import { measureCapacity, measureLatency } from '../../sim/vllm/capacity.js';
 import { formatNumber, progressBar, table, writeProgress } from '../output.js';
 import { positiveInteger, positiveNumber, positiveNumberList, printJson } from '../options.js';
@@ -41,6 +42,11 @@ export function registerTwinCommands(program: Command): void {
         signal: stopRequested.signal,
       });
       const { state } = twinInstance;
+      // The deployed stack's subscription: the Slack notifier Lambda posts every alert to the (twin's) Slack webhook.
+      subscribeSlackNotifier(twinInstance.sns, state);
+      twinInstance.sns.subscribe(state.aws.alertTopicArn, (message) => {
+        log(`alert on SNS: ${message.subject ?? ''}`);
+      });
       process.stdout.write(
         [
           `Twin "${profile.name}" is ready: EKS cluster ${state.clusterName} with ${state.replicas.length} vLLM replica(s) (vLLM ${state.vllmVersion} metric names).`,
@@ -49,6 +55,7 @@ export function registerTwinCommands(program: Command): void {
           `  Kubernetes:    ${state.kubeApiUrl}  (kubectl --kubeconfig ${state.kubeconfigPath} get pods -A)`,
           `  AWS:           CloudWatch ${state.aws.cloudwatchEndpoint}, EKS ${state.aws.eksEndpoint}`,
           `  Faults:        ${state.controlUrl}/faults  (vllm-pilot twin fault --help)`,
+          `  Alerts:        SNS ${state.aws.alertTopicArn} → Slack notifier → the twin's Slack sink  (vllm-pilot alerts evaluate --state-file ${opts.stateFile})`,
           `  State file:    ${opts.stateFile}`,
           'Press Ctrl-C to stop.',
           '',
