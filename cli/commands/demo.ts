@@ -8,6 +8,8 @@ import { loadProfile } from '../../sim/twin/loadProfile.js';
 import { startTwin, type Twin } from '../../sim/twin/twin.js';
 import { measureCapacity } from '../../sim/vllm/capacity.js';
 import { positiveNumber } from '../options.js';
+import { ruleByName } from '../../shared/alerts/rules/registry.js';
+import { subscribeSlackNotifier, twinAlertEvaluator } from '../twinAlerts.js';
 import { calibrateTwin } from './calibrate.js';
 
 /** The demo's request shape: short completions keep the load cheap for a laptop. */
@@ -35,7 +37,7 @@ export function registerDemoCommand(program: Command): void {
   program
     .command('demo')
     .description(
-      'the whole product on the local twin: calibrate through the workflow, apply the thresholds, watch KEDA scale (about 3 minutes)',
+      'the whole product on the local twin: calibrate through the workflow, apply the thresholds, watch KEDA scale, fire and resolve an alert into Slack (about 4 minutes)',
     )
     .option('--profile <name|file>', 'twin profile', 'demo')
     .option('--out <dir>', 'where the calibration report and chart go', 'demo-output')
@@ -45,7 +47,7 @@ export function registerDemoCommand(program: Command): void {
       const profile = await loadProfile(opts.profile);
       const say = (line = '') => process.stdout.write(`${line}\n`);
       say(
-        `1/4  Starting the twin "${profile.name}": an EKS cluster with ${profile.replicas} vLLM replicas, real Prometheus`,
+        `1/5  Starting the twin "${profile.name}": an EKS cluster with ${profile.replicas} vLLM replicas, real Prometheus`,
       );
       const stop = new AbortController();
       const onSignal = () => stop.abort();
@@ -94,7 +96,7 @@ async function runDemo(
   });
   await twin.cluster.apply(so);
   say();
-  say(`2/4  Applied the guide's KEDA ScaledObject (queue > 25 per Pod, p95 > 5 s), max ${DEMO_MAX_REPLICAS} replicas.`);
+  say(`2/5  Applied the guide's KEDA ScaledObject (queue > 25 per Pod, p95 > 5 s), max ${DEMO_MAX_REPLICAS} replicas.`);
   say(
     '     The demo shortens KEDA: polling 1 s; up 1 Pod / 5 s; down after 10 s, 1 Pod / 5 s (the guide: 30 s, 2/60 s; 300 s, 1/120 s).',
   );
@@ -102,7 +104,7 @@ async function runDemo(
   // 3. The calibration, through the same state machine that runs on AWS.
   say();
   say(
-    '3/4  Calibrating: deploy → warmup → readiness → load steps 10, 20, ... 70 req/s (8 s each) → analysis → thresholds',
+    '3/5  Calibrating: deploy → warmup → readiness → load steps 10, 20, ... 70 req/s (8 s each) → analysis → thresholds',
   );
   const report = await calibrateTwin(state, { input: { ...DEMO_CALIBRATION }, out, quiet: true });
   say(indent(renderSummaryText(report)));
@@ -113,7 +115,7 @@ async function runDemo(
   const rps = Math.round(perReplica * 2.8);
   say();
   say(
-    `4/4  Offering ${rps} req/s for ${loadSeconds} s (one replica sustains about ${Math.round(perReplica)}), then nothing:`,
+    `4/5  Offering ${rps} req/s for ${loadSeconds} s (one replica sustains about ${Math.round(perReplica)}), then nothing:`,
   );
   const timeline = watchReplicas(twin, ref, say);
   const startMs = Date.now();
@@ -133,8 +135,93 @@ async function runDemo(
     timeline.stop();
   }
   if (signal.aborted) return;
+
+  // 5. An alert, end to end: a fault, the evaluator Lambda on a schedule, SNS, the Slack notifier Lambda, Slack.
   say();
-  summary(report, timeline.changes, out, say);
+  const alert = await demoAlert(twin, signal, say);
+  if (signal.aborted) return;
+  say();
+  summary(report, timeline.changes, alert, out, say);
+}
+
+/** How often the demo runs the alert evaluator; EventBridge runs it every minute. */
+const DEMO_EVALUATION_INTERVAL_MS = 5_000;
+
+interface DemoAlertResult {
+  alertname: string;
+  forSeconds: number;
+  firedAfterS: number | undefined;
+  resolvedAfterS: number | undefined;
+  slackMessages: number;
+}
+
+/**
+ * KV-cache pressure on one Pod → VLLMKVCacheFull (the guide's 30 s `for`) → SNS → the Slack notifier → the twin's
+ * Slack sink; then the fault is cleared and the resolution travels the same way.
+ */
+async function demoAlert(twin: Twin, signal: AbortSignal, say: (line?: string) => void): Promise<DemoAlertResult> {
+  const rule = ruleByName('VLLMKVCacheFull');
+  const forSeconds = rule.defaults.forSeconds;
+  say(
+    `5/5  Alerting: KV-cache pressure on one Pod; the alert evaluator runs every ${DEMO_EVALUATION_INTERVAL_MS / 1000} s (every minute on AWS); ${rule.name} needs ${forSeconds} s:`,
+  );
+  const unsubscribe = subscribeSlackNotifier(twin.sns, twin.state);
+  const evaluate = twinAlertEvaluator(twin.state);
+  const startMs = Date.now();
+  const slackSeen = twin.slack.deliveries().length;
+  // The twin logs the fault's description.
+  twin.faults.inject({ kind: 'kv-cache-pressure' });
+  const result: DemoAlertResult = {
+    alertname: rule.name,
+    forSeconds,
+    firedAfterS: undefined,
+    resolvedAfterS: undefined,
+    slackMessages: 0,
+  };
+  let clearedAtMs: number | undefined;
+  try {
+    const deadline = startMs + (forSeconds + 90) * 1000;
+    while (!signal.aborted && Date.now() < deadline && result.resolvedAfterS === undefined) {
+      await evaluate();
+      await twin.sns.flush();
+      for (const delivery of twin.slack.deliveries().slice(slackSeen + result.slackMessages)) {
+        result.slackMessages += 1;
+        say(`     t=${elapsed(startMs)}  Slack: ${slackHeadline(delivery.body)}`);
+      }
+      const statuses = alertStatuses(twin, rule.name, startMs);
+      if (result.firedAfterS === undefined && statuses.includes('firing')) {
+        result.firedAfterS = (Date.now() - startMs) / 1000;
+        twin.faults.clear();
+        clearedAtMs = Date.now();
+        say(`     t=${elapsed(startMs)}  fault cleared`);
+      } else if (clearedAtMs !== undefined && statuses.includes('resolved')) {
+        result.resolvedAfterS = (Date.now() - clearedAtMs) / 1000;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, DEMO_EVALUATION_INTERVAL_MS));
+    }
+  } finally {
+    twin.faults.clear();
+    unsubscribe();
+  }
+  return result;
+}
+
+/** The statuses of the alert's SNS messages since `sinceMs`. */
+function alertStatuses(twin: Twin, alertname: string, sinceMs: number): string[] {
+  return twin.sns
+    .messages(twin.state.aws.alertTopicArn)
+    .filter((m) => m.receivedAtMs >= sinceMs && m.attributes.alertname?.value === alertname)
+    .map((m) => m.attributes.status?.value ?? '');
+}
+
+/** The first line a person sees in Slack: the attachment's header and the summary. */
+function slackHeadline(body: unknown): string {
+  const blocks = (body as { attachments?: Array<{ blocks?: Array<{ type: string; text?: { text?: string } }> }> })
+    .attachments?.[0]?.blocks;
+  const header = blocks?.find((b) => b.type === 'header')?.text?.text ?? '';
+  const section = blocks?.find((b) => b.type === 'section')?.text?.text ?? '';
+  return `${header}  ${section.replace(/\*/g, '')}`.trim();
 }
 
 /** Follows the Deployment's replica count (what KEDA sets) and prints each change with KEDA's reason. */
@@ -181,6 +268,7 @@ function lastRescaleReason(twin: Twin, ref: { namespace: string; name: string })
 function summary(
   report: CalibrationReport,
   changes: ReadonlyArray<{ atS: number; from: number; to: number }>,
+  alert: DemoAlertResult,
   out: string,
   say: (line?: string) => void,
 ): void {
@@ -203,6 +291,9 @@ function summary(
   const peak = Math.max(0, ...changes.map((c) => c.to));
   say(
     `  scaling            ${changes.length === 0 ? 'no change' : changes.map((c) => `${c.to} at ${Math.round(c.atS)} s`).join(', ')}${peak ? ` (peak ${peak})` : ''}`,
+  );
+  say(
+    `  alert              ${alert.alertname}: ${alert.firedAfterS === undefined ? 'did not fire' : `fired ${Math.round(alert.firedAfterS)} s after the fault (for ${alert.forSeconds} s)`}, ${alert.resolvedAfterS === undefined ? 'not resolved' : `resolved ${Math.round(alert.resolvedAfterS)} s after it cleared`}; ${alert.slackMessages} Slack message(s)`,
   );
   say(`  report and chart   ${out}/report.json, ${out}/chart.svg`);
 }
