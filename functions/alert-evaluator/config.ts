@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { parseAlertTargets, type AlertTarget } from '../../shared/alerts/settings.js';
-import { ConfigInvalidError, type ConfigIssue } from '../../shared/config/errors.js';
-import { toConfigIssues } from '../../shared/config/zodIssues.js';
+import { parseEnvironmentWithTargets } from '../../shared/config/environment.js';
 
 /** The alert evaluator's settings, read once from the Lambda environment. */
 export interface AlertEvaluatorConfig {
@@ -66,24 +65,7 @@ const environmentSchema = z.object({
  * An empty variable counts as unset.
  */
 export function loadAlertEvaluatorConfig(env: Readonly<Record<string, string | undefined>>): AlertEvaluatorConfig {
-  // Deployment tools often write unset variables as "": treat them as absent so defaults apply.
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
-  const issues: ConfigIssue[] = [];
-  const parsed = environmentSchema.safeParse(present);
-  if (!parsed.success) issues.push(...toConfigIssues('', parsed.error.issues));
-
-  let targets: AlertTarget[] = [];
-  if (typeof present.TARGETS === 'string') {
-    try {
-      targets = parseAlertTargets(present.TARGETS);
-    } catch (error) {
-      if (!(error instanceof ConfigInvalidError)) throw error;
-      issues.push(...error.issues.map((issue) => ({ path: 'TARGETS', message: `${issue.path}: ${issue.message}` })));
-    }
-  }
-  if (!parsed.success || issues.length > 0) throw new ConfigInvalidError('environment', issues);
-
-  const vars = parsed.data;
+  const { vars, targets } = parseEnvironmentWithTargets(env, environmentSchema, parseAlertTargets);
   return {
     targets,
     ampWorkspaceUrl: vars.AMP_WORKSPACE_URL,

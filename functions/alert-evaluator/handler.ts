@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
-import { Logger } from '@aws-lambda-powertools/logger';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
@@ -26,6 +26,7 @@ import type { Target } from '../../shared/metrics/types.js';
 import { mapWithConcurrency } from '../../shared/util/mapWithConcurrency.js';
 import { loadAlertEvaluatorConfig, type AlertEvaluatorConfig } from './config.js';
 import { AlertEvaluatorAllTargetsFailedError, AlertEvaluatorEventInvalidError } from './errors.js';
+import { lazyLambdaEntry } from '../shared/lambdaEntry.js';
 
 /** Only `time` matters; EventBridge adds other fields that may change, so they pass through unchecked. */
 const scheduledEventSchema = z.looseObject({
@@ -169,21 +170,7 @@ export function depsFromEnvironment(
   };
 }
 
-let fromEnvironment: ReturnType<typeof createHandler> | undefined;
-
-/**
- * The Lambda entry point. Built on first use, not at import, so that importing this module (tests, the CLI) needs no
- * environment; the configuration is then parsed once per container.
- */
-export const handler = async (event: unknown, context: Context): Promise<AlertCycleSummary> => {
-  if (fromEnvironment === undefined) {
-    const logger = new Logger({ serviceName: 'alert-evaluator' });
-    try {
-      fromEnvironment = createHandler(depsFromEnvironment(process.env, logger));
-    } catch (error) {
-      logger.error('configuration rejected', error as Error);
-      throw error;
-    }
-  }
-  return fromEnvironment(event, context);
-};
+/** The Lambda entry point (see lazyLambdaEntry: built on first use, configuration parsed once per container). */
+export const handler = lazyLambdaEntry<unknown, AlertCycleSummary>('alert-evaluator', (env, logger) =>
+  createHandler(depsFromEnvironment(env, logger)),
+);

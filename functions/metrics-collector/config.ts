@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { PUT_METRIC_DATA_LIMITS } from '../../shared/cloudwatch/limits.js';
 import { namespaceProblem } from '../../shared/cloudwatch/validate.js';
-import { ConfigInvalidError, type ConfigIssue } from '../../shared/config/errors.js';
 import { parseTargets } from '../../shared/config/targets.js';
-import { toConfigIssues } from '../../shared/config/zodIssues.js';
 import type { Target } from '../../shared/metrics/types.js';
+import { parseEnvironmentWithTargets } from '../../shared/config/environment.js';
 
 /** The metrics collector's settings, read once from the Lambda environment. */
 export interface CollectorConfig {
@@ -82,24 +81,7 @@ const environmentSchema = z.object({
  * variable at once (a target problem reads `TARGETS: targets[1].namespace: ...`). An empty variable counts as unset.
  */
 export function loadCollectorConfig(env: Readonly<Record<string, string | undefined>>): CollectorConfig {
-  // Deployment tools often write unset variables as "": treat them as absent so defaults apply.
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
-  const issues: ConfigIssue[] = [];
-  const parsed = environmentSchema.safeParse(present);
-  if (!parsed.success) issues.push(...toConfigIssues('', parsed.error.issues));
-
-  let targets: Target[] = [];
-  if (typeof present.TARGETS === 'string') {
-    try {
-      targets = parseTargets(present.TARGETS);
-    } catch (error) {
-      if (!(error instanceof ConfigInvalidError)) throw error;
-      issues.push(...error.issues.map((issue) => ({ path: 'TARGETS', message: `${issue.path}: ${issue.message}` })));
-    }
-  }
-  if (!parsed.success || issues.length > 0) throw new ConfigInvalidError('environment', issues);
-
-  const vars = parsed.data;
+  const { vars, targets } = parseEnvironmentWithTargets(env, environmentSchema, parseTargets);
   return {
     targets,
     ampWorkspaceUrl: vars.AMP_WORKSPACE_URL,

@@ -1,5 +1,5 @@
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { Logger } from '@aws-lambda-powertools/logger';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
@@ -15,6 +15,7 @@ import { HttpMetricsSource } from '../../shared/metrics/ampClient.js';
 import type { MetricsSource, Target } from '../../shared/metrics/types.js';
 import { loadCollectorConfig, type CollectorConfig } from './config.js';
 import { MetricsCollectorEventInvalidError } from './errors.js';
+import { lazyLambdaEntry } from '../shared/lambdaEntry.js';
 
 /** Only `time` matters; EventBridge adds other fields that may change, so they pass through unchecked. */
 const scheduledEventSchema = z.looseObject({
@@ -140,21 +141,7 @@ export function depsFromEnvironment(
   return { config, sourceFor: () => source, sink: new CloudWatchMetricsSink({ client }), logger };
 }
 
-let fromEnvironment: ReturnType<typeof createHandler> | undefined;
-
-/**
- * The Lambda entry point. Built on first use, not at import, so that importing this module (tests, the CLI) needs no
- * environment; the configuration is then parsed once per container.
- */
-export const handler = async (event: unknown, context: Context): Promise<CollectResult> => {
-  if (fromEnvironment === undefined) {
-    const logger = new Logger({ serviceName: 'metrics-collector' });
-    try {
-      fromEnvironment = createHandler(depsFromEnvironment(process.env, logger));
-    } catch (error) {
-      logger.error('configuration rejected', error as Error);
-      throw error;
-    }
-  }
-  return fromEnvironment(event, context);
-};
+/** The Lambda entry point (see lazyLambdaEntry: built on first use, configuration parsed once per container). */
+export const handler = lazyLambdaEntry<unknown, CollectResult>('metrics-collector', (env, logger) =>
+  createHandler(depsFromEnvironment(env, logger)),
+);

@@ -1,5 +1,5 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { Logger } from '@aws-lambda-powertools/logger';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SNSEvent } from 'aws-lambda';
@@ -12,6 +12,7 @@ import { SlackWebhookClient, type SlackPostResult } from '../../shared/slack/Sla
 import { WebhookUrlProvider } from '../../shared/slack/webhookSecret.js';
 import { loadSlackNotifierConfig } from './config.js';
 import { SlackNotifierDeliveryFailedError, SlackNotifierEventInvalidError } from './errors.js';
+import { lazyLambdaEntry } from '../shared/lambdaEntry.js';
 
 /** Only what the notifier reads; SNS adds fields (signature, attributes) that pass through unchecked. */
 const snsEventSchema = z.looseObject({
@@ -174,21 +175,7 @@ export function depsFromEnvironment(
   return { slack: new SlackWebhookClient({ webhookUrl }), logger };
 }
 
-let fromEnvironment: ReturnType<typeof createHandler> | undefined;
-
-/**
- * The Lambda entry point. Built on first use, not at import, so that importing this module needs no environment;
- * the configuration is parsed and the URL cache kept once per container.
- */
-export const handler = async (event: SNSEvent, context: Context): Promise<SlackNotifierResult> => {
-  if (fromEnvironment === undefined) {
-    const logger = new Logger({ serviceName: 'slack-notifier' });
-    try {
-      fromEnvironment = createHandler(depsFromEnvironment(process.env, logger));
-    } catch (error) {
-      logger.error('configuration rejected', error as Error);
-      throw error;
-    }
-  }
-  return fromEnvironment(event, context);
-};
+/** The Lambda entry point (see lazyLambdaEntry: built on first use, configuration parsed once per container). */
+export const handler = lazyLambdaEntry<SNSEvent, SlackNotifierResult>('slack-notifier', (env, logger) =>
+  createHandler(depsFromEnvironment(env, logger)),
+);
