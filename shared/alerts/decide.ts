@@ -272,7 +272,8 @@ function quiet(record: AlertStateRecord, reason: QuietReason, text: string): Qui
   };
 }
 
-function contentOf(instance: AlertInstance): AlertContent {
+/** What the state keeps of an instance, so a resolved message can be written once its series is gone. */
+export function contentOf(instance: AlertInstance): AlertContent {
   return {
     target: instance.target,
     fingerprint: instance.fingerprint,

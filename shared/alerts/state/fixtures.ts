@@ -1,6 +1,7 @@
 import type { Target } from '../../metrics/types.js';
 import { ALERT_NAMES, type AlertInstance, type TargetEvaluation } from '../types.js';
 import type { AlertState, AlertStateRecord } from './types.js';
+import { contentOf } from '../decide.js';
 
 /**
  * Test fixtures of the notification pipeline (used by its tests only): a target, alert instances as the evaluator
@@ -68,20 +69,7 @@ export function fixtureEvaluation(
 /** The state an instance gives when it starts firing at `startsAtMs`. */
 export function fixtureState(instance: AlertInstance, startsAtMs: number): AlertState {
   return {
-    target: instance.target,
-    fingerprint: instance.fingerprint,
-    alertname: instance.alertname,
-    severity: instance.severity,
-    labels: { ...instance.labels },
-    value: instance.value,
-    threshold: instance.threshold,
-    unit: instance.unit,
-    forSeconds: instance.forSeconds,
-    summary: instance.summary,
-    description: instance.description,
-    runbook: instance.runbook,
-    runbookUrl: instance.runbookUrl ?? null,
-    dashboardUrl: instance.dashboardUrl ?? null,
+    ...contentOf(instance),
     status: 'firing',
     startsAtMs,
     endsAtMs: null,
