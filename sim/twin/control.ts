@@ -1,13 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  FAULT_KINDS,
-  FAULT_PARAMETERS,
-  type FaultController,
-  type FaultRequest,
-  TwinFaultInvalidError,
-  TwinFaultPodNotFoundError,
-} from './faults.js';
+import { FAULT_KINDS, FAULT_PARAMETERS, type FaultController, type FaultRequest } from './faults.js';
+import { TwinFaultInvalidError, TwinFaultPodNotFoundError } from './errors.js';
 
 /**
  * The twin's control endpoint, for `vllm-pilot twin fault` (another process than the twin): a small JSON API on

@@ -74,3 +74,31 @@ export class ProfileInvalidError extends ProfileError {
     this.issues = issues;
   }
 }
+
+/** A fault request the twin cannot carry out as given: `field` names what is wrong. */
+export class TwinFaultInvalidError extends TwinError {
+  constructor(
+    readonly field: string,
+    readonly problem: string,
+    options?: ErrorOptions,
+  ) {
+    super(`fault: ${field}: ${problem}`, options);
+    this.name = 'TwinFaultInvalidError';
+  }
+}
+
+/** The Pod named in a fault request is not a running vLLM Pod (or none is Ready); `pods` lists the ones there are. */
+export class TwinFaultPodNotFoundError extends TwinError {
+  constructor(
+    readonly pod: string | undefined,
+    readonly pods: readonly string[],
+  ) {
+    const known = pods.length === 0 ? 'there is none' : `the Pods are ${pods.join(', ')}`;
+    super(
+      pod === undefined
+        ? `fault: no vLLM Pod is Ready to take a fault (${known})`
+        : `fault: pod ${JSON.stringify(pod)} is not a running vLLM Pod (${known})`,
+    );
+    this.name = 'TwinFaultPodNotFoundError';
+  }
+}

@@ -3,14 +3,8 @@ import { VirtualClock } from '../../shared/clock/clock.js';
 import { DCGM } from '../../shared/metrics/names.js';
 import { DcgmGpu } from '../dcgm/DcgmGpu.js';
 import { type EngineConfig, type RequestResult, VllmEngine } from '../vllm/engine.js';
-import {
-  FAULT_KINDS,
-  FaultController,
-  type FaultReplica,
-  type FaultRequest,
-  TwinFaultInvalidError,
-  TwinFaultPodNotFoundError,
-} from './faults.js';
+import { FAULT_KINDS, FaultController, type FaultReplica, type FaultRequest } from './faults.js';
+import { TwinFaultInvalidError, TwinFaultPodNotFoundError } from './errors.js';
 import type { ReplicaIdentity } from './types.js';
 
 /** The demo profile's engine: 32 sequences, 256 KV blocks of 16 tokens, ~15 ms steps. */

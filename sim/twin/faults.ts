@@ -3,7 +3,7 @@ import { type Clock, systemClock } from '../../shared/clock/clock.js';
 import { DCGM } from '../../shared/metrics/names.js';
 import type { DcgmGpu } from '../dcgm/DcgmGpu.js';
 import type { EngineFault, VllmEngine } from '../vllm/engine.js';
-import { TwinError } from './errors.js';
+import { TwinFaultInvalidError, TwinFaultPodNotFoundError } from './errors.js';
 import type { ReplicaIdentity } from './types.js';
 
 /**
@@ -120,34 +120,6 @@ export interface FaultControllerOptions {
   clock?: Clock;
   /** One line per injected or cleared fault. */
   log?: (line: string) => void;
-}
-
-/** A fault request the twin cannot carry out as given: `field` names what is wrong. */
-export class TwinFaultInvalidError extends TwinError {
-  constructor(
-    readonly field: string,
-    readonly problem: string,
-    options?: ErrorOptions,
-  ) {
-    super(`fault: ${field}: ${problem}`, options);
-    this.name = 'TwinFaultInvalidError';
-  }
-}
-
-/** The Pod named in a fault request is not a running vLLM Pod (or none is Ready); `pods` lists the ones there are. */
-export class TwinFaultPodNotFoundError extends TwinError {
-  constructor(
-    readonly pod: string | undefined,
-    readonly pods: readonly string[],
-  ) {
-    const known = pods.length === 0 ? 'there is none' : `the Pods are ${pods.join(', ')}`;
-    super(
-      pod === undefined
-        ? `fault: no vLLM Pod is Ready to take a fault (${known})`
-        : `fault: pod ${JSON.stringify(pod)} is not a running vLLM Pod (${known})`,
-    );
-    this.name = 'TwinFaultPodNotFoundError';
-  }
 }
 
 /** Checks a fault request; throws TwinFaultInvalidError naming the field. */
