@@ -18,7 +18,7 @@ export default {
     {
       ...common,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{shared,sim,functions,cli}/**/*.test.ts'],
+      testMatch: ['<rootDir>/{shared,sim,functions,cli,bench}/**/*.test.ts'],
     },
     {
       ...common,

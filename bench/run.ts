@@ -1,31 +1,82 @@
 /**
- * `npm run bench`: how fast the engine model simulates, and how long the product's PromQL takes against the twin's
- * real Prometheus. Prints figures and asserts nothing. `--json FILE` writes the results there instead of appending
- * them to stdout.
+ * `npm run bench`: how fast the engine model simulates, how long the product's PromQL takes against the twin's
+ * real Prometheus, and how fast each alert reaches SNS on the twin and what one evaluation cycle costs. Prints
+ * figures and asserts nothing. `--json FILE` writes the results there instead of appending them to stdout.
+ *
+ *   npm run bench -- [--json FILE] [--only engine,catalog,alerts] [--quick] [--eval-interval SECONDS]
+ *
+ * `--quick` divides the alerts' `for` durations and rate windows by 10 (about 2 min instead of about 9);
+ * `--eval-interval` is the evaluator's schedule in the bench (default 5 s; production: every minute).
  */
 import { writeFile } from 'node:fs/promises';
 import { cpus, platform } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { loadProfile } from '../sim/twin/loadProfile.js';
+import { benchAlerts } from './alerts.js';
 import { benchCatalog } from './catalogLatency.js';
 import { benchEngine } from './engineThroughput.js';
 import { BenchUsageError } from './errors.js';
 import { type BenchResults, renderReport } from './report.js';
 
-function parseCommandLine(argv: string[]): { jsonFile: string | undefined } {
+const SECTIONS = ['engine', 'catalog', 'alerts'] as const;
+type Section = (typeof SECTIONS)[number];
+
+interface CommandLine {
+  jsonFile: string | undefined;
+  sections: Set<Section>;
+  quick: boolean;
+  evalIntervalS: number;
+}
+
+const USAGE = '[--json FILE] [--only engine,catalog,alerts] [--quick] [--eval-interval SECONDS]';
+
+function parseCommandLine(argv: string[]): CommandLine {
+  let values: { json?: string; only?: string; quick?: boolean; 'eval-interval'?: string };
   try {
-    const { values } = parseArgs({ args: argv, options: { json: { type: 'string' } }, strict: true });
-    if (values.json === '') throw new BenchUsageError('--json', 'empty file name', 'a file path');
-    return { jsonFile: values.json };
+    values = parseArgs({
+      args: argv,
+      options: {
+        json: { type: 'string' },
+        only: { type: 'string' },
+        quick: { type: 'boolean' },
+        'eval-interval': { type: 'string' },
+      },
+      strict: true,
+    }).values;
   } catch (error) {
-    if (error instanceof BenchUsageError) throw error;
-    throw new BenchUsageError('arguments', (error as Error).message, '--json FILE', { cause: error });
+    throw new BenchUsageError('arguments', (error as Error).message, USAGE, { cause: error });
   }
+  if (values.json === '') throw new BenchUsageError('--json', 'empty file name', 'a file path');
+  const sections = new Set<Section>(SECTIONS);
+  if (values.only !== undefined) {
+    sections.clear();
+    for (const name of values.only.split(',').map((part) => part.trim())) {
+      if (!(SECTIONS as readonly string[]).includes(name))
+        throw new BenchUsageError(
+          '--only',
+          `${JSON.stringify(name)} is not a section`,
+          `a comma-separated list of ${SECTIONS.join(', ')}`,
+        );
+      sections.add(name as Section);
+    }
+  }
+  let evalIntervalS = 5;
+  if (values['eval-interval'] !== undefined) {
+    evalIntervalS = Number(values['eval-interval']);
+    // The twin scrapes every second: evaluating more often would see no new sample.
+    if (!Number.isFinite(evalIntervalS) || evalIntervalS < 1 || evalIntervalS > 60)
+      throw new BenchUsageError(
+        '--eval-interval',
+        `${JSON.stringify(values['eval-interval'])} is not valid`,
+        'a number of seconds from 1 to 60 (production runs every 60)',
+      );
+  }
+  return { jsonFile: values.json, sections, quick: values.quick ?? false, evalIntervalS };
 }
 
 async function main(): Promise<void> {
-  const { jsonFile } = parseCommandLine(process.argv.slice(2));
+  const { jsonFile, sections, quick, evalIntervalS } = parseCommandLine(process.argv.slice(2));
   const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
   const startedAt = new Date().toISOString();
   const wallStart = performance.now();
@@ -38,20 +89,30 @@ async function main(): Promise<void> {
     { name: 'ministral-70', profile: ministral, shape: guideShape, rps: 70, durationS: 300 },
     { name: 'demo-30', profile: demo, shape: { promptTokens: 35, maxTokens: 32 }, rps: 30, durationS: 300 },
   ];
-  const engine = engineCases.map((benchCase) => {
-    log(`engine: ${benchCase.profile.name} at ${benchCase.rps} req/s for ${benchCase.durationS} simulated s, 5 runs`);
-    return benchEngine(benchCase, 5);
-  });
+  const engine = sections.has('engine')
+    ? engineCases.map((benchCase) => {
+        log(
+          `engine: ${benchCase.profile.name} at ${benchCase.rps} req/s for ${benchCase.durationS} simulated s, 5 runs`,
+        );
+        return benchEngine(benchCase, 5);
+      })
+    : undefined;
 
-  const catalog = await benchCatalog({
-    profile: demo,
-    warmupRps: 10,
-    warmupS: 10,
-    queryRuns: 200,
-    catalogRuns: 20,
-    rateWindow: '1m',
-    log,
-  });
+  const catalog = sections.has('catalog')
+    ? await benchCatalog({
+        profile: demo,
+        warmupRps: 10,
+        warmupS: 10,
+        queryRuns: 200,
+        catalogRuns: 20,
+        rateWindow: '1m',
+        log,
+      })
+    : undefined;
+
+  const alerts = sections.has('alerts')
+    ? await benchAlerts({ profile: demo, mode: quick ? 'quick' : 'guide', evalIntervalS, log })
+    : undefined;
 
   const cpu = cpus();
   const results: BenchResults = {
@@ -62,8 +123,9 @@ async function main(): Promise<void> {
       cpu: cpu[0]?.model ?? 'unknown',
       cpus: cpu.length,
     },
-    engine,
-    catalog,
+    ...(engine === undefined ? {} : { engine }),
+    ...(catalog === undefined ? {} : { catalog }),
+    ...(alerts === undefined ? {} : { alerts }),
     totalWallS: (performance.now() - wallStart) / 1000,
   };
   process.stdout.write(`${renderReport(results)}\n`);
