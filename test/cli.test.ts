@@ -156,7 +156,7 @@ afterAll(async () => {
 
 describe('Command: vllm-pilot --help', () => {
   it.each([
-    { case: 'the root', args: [], lists: ['demo', 'twin', 'metrics', '--help'] },
+    { case: 'the root', args: [], lists: ['demo', 'twin', 'metrics', 'alerts', '--help'] },
     { case: 'twin', args: ['twin'], lists: ['up', 'capacity', 'load'] },
     { case: 'twin up', args: ['twin', 'up'], lists: ['--profile', '--state-file', '--no-install'] },
     {
@@ -177,6 +177,13 @@ describe('Command: vllm-pilot --help', () => {
       lists: ['--state-file', '--rate-window', '--verbose', '--json'],
     },
     { case: 'demo', args: ['demo'], lists: ['--profile', '--out', '--load-seconds', '--no-install'] },
+    { case: 'alerts', args: ['alerts'], lists: ['rules', 'evaluate'] },
+    { case: 'alerts evaluate', args: ['alerts', 'evaluate'], lists: ['--state-file', '--alerts', '--json'] },
+    {
+      case: 'twin fault',
+      args: ['twin', 'fault'],
+      lists: ['kv-cache-pressure', 'framebuffer-pressure', 'slow-decoding', 'preemption-storm', 'queue-flood'],
+    },
   ])(
     '$case: exits 0 and lists its commands and options',
     async ({ args, lists }) => {
