@@ -15,7 +15,7 @@ import { HttpMetricsSource } from '../../shared/metrics/ampClient.js';
 import type { MetricsSource, Target } from '../../shared/metrics/types.js';
 import { loadCollectorConfig, type CollectorConfig } from './config.js';
 import { MetricsCollectorEventInvalidError } from './errors.js';
-import { lazyLambdaEntry } from '../shared/lambdaEntry.js';
+import { lazyLambdaEntry, withDeadline } from '../shared/lambdaEntry.js';
 
 /** Only `time` matters; EventBridge adds other fields that may change, so they pass through unchecked. */
 const scheduledEventSchema = z.looseObject({
@@ -67,7 +67,7 @@ export function createHandler(deps: MetricsCollectorDeps) {
         namespace: config.cloudWatchNamespace,
         rateWindow: config.rateWindow,
         concurrency: config.concurrency,
-        signal: withDeadline(signal, context),
+        signal: withDeadline(signal, context, DEADLINE_MARGIN_MS),
         timeMs,
       },
     );
@@ -110,13 +110,6 @@ function logTarget(logger: Logger, target: TargetCollectResult): void {
   if (target.status === 'ok') logger.info('target collected', line);
   else if (target.status === 'partial') logger.warn('target collected in part', line);
   else logger.error('target failed', line);
-}
-
-/** Combines middy's signal with one that fires DEADLINE_MARGIN_MS before the Lambda deadline. */
-function withDeadline(signal: AbortSignal, context: Context): AbortSignal {
-  if (typeof context.getRemainingTimeInMillis !== 'function') return signal;
-  const remaining = context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS;
-  return AbortSignal.any([signal, AbortSignal.timeout(Math.max(0, remaining))]);
 }
 
 /** Builds the real adapters from the environment: AMP over SigV4, CloudWatch through the SDK. */

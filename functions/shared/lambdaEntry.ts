@@ -27,3 +27,13 @@ export function lazyLambdaEntry<E, R>(
     return built(event, context);
   };
 }
+
+/**
+ * Combines middy's signal with one that fires `marginMs` before the Lambda deadline, so a function stops starting
+ * work while there is still time to log and return what it did.
+ */
+export function withDeadline(signal: AbortSignal, context: Context, marginMs: number): AbortSignal {
+  if (typeof context.getRemainingTimeInMillis !== 'function') return signal;
+  const remaining = context.getRemainingTimeInMillis() - marginMs;
+  return AbortSignal.any([signal, AbortSignal.timeout(Math.max(0, remaining))]);
+}

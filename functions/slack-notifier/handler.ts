@@ -12,7 +12,7 @@ import { SlackWebhookClient, type SlackPostResult } from '../../shared/slack/Sla
 import { WebhookUrlProvider } from '../../shared/slack/webhookSecret.js';
 import { loadSlackNotifierConfig } from './config.js';
 import { SlackNotifierDeliveryFailedError, SlackNotifierEventInvalidError } from './errors.js';
-import { lazyLambdaEntry } from '../shared/lambdaEntry.js';
+import { lazyLambdaEntry, withDeadline } from '../shared/lambdaEntry.js';
 
 /** Only what the notifier reads; SNS adds fields (signature, attributes) that pass through unchecked. */
 const snsEventSchema = z.looseObject({
@@ -60,7 +60,7 @@ export function createHandler(deps: SlackNotifierDeps) {
       throw new SlackNotifierEventInvalidError(
         parsed.error.issues.map((issue) => `${formatPath('event', issue.path)}: ${issue.message}`),
       );
-    const deadline = withDeadline(signal, context);
+    const deadline = withDeadline(signal, context, DEADLINE_MARGIN_MS);
     const result: SlackNotifierResult = { delivered: [], skipped: [] };
     const failures: Array<{ messageId: string; error: string; retryable: boolean }> = [];
     let firstFailure: unknown;
@@ -139,13 +139,6 @@ function readAlertMessage(text: string): { ok: true; alert: AlertMessage } | { o
         .join('; ')}`,
     };
   return { ok: true, alert: parsed.data };
-}
-
-/** Combines middy's signal with one that fires DEADLINE_MARGIN_MS before the Lambda deadline. */
-function withDeadline(signal: AbortSignal, context: Context): AbortSignal {
-  if (typeof context.getRemainingTimeInMillis !== 'function') return signal;
-  const remaining = context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS;
-  return AbortSignal.any([signal, AbortSignal.timeout(Math.max(0, remaining))]);
 }
 
 /** Builds the real adapters from the environment: the webhook URL from Secrets Manager, cached; Slack over HTTPS. */
