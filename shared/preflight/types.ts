@@ -1,0 +1,119 @@
+import type { CalibrationHistoryStore } from '../calibration/history/types.js';
+import type { Clock } from '../clock/clock.js';
+import type { ClusterClient, ObjectRef } from '../kube/types.js';
+import type { MetricsSource, Target } from '../metrics/types.js';
+
+/**
+ * Preflight: the monitoring guide's eleven "production double-check points" (section 7), each a check that looks at
+ * the cluster, AMP and the calibration history and says pass / warn / fail, why, what it looked at, and the fix.
+ */
+
+/** `fail` blocks traffic (the CLI exits non-zero); `warn` is advice a platform engineer should read. */
+export const CHECK_STATUSES = { pass: 'pass', warn: 'warn', fail: 'fail' } as const;
+export type CheckStatus = (typeof CHECK_STATUSES)[keyof typeof CHECK_STATUSES];
+
+/** The eleven checks, in the guide's order (the value is the guide's item number). */
+export const CHECK_IDS = {
+  vllmMetricsExposed: 'vllm-metrics-exposed',
+  serviceMonitorScraping: 'service-monitor-scraping',
+  dcgmExporter: 'dcgm-exporter',
+  grafanaDashboards: 'grafana-dashboards',
+  alertRules: 'alert-rules',
+  kedaScaledObject: 'keda-scaled-object',
+  karpenterDoNotDisrupt: 'karpenter-do-not-disrupt',
+  loadTest: 'load-test',
+  warmup: 'warmup',
+  gpuMemorySettings: 'gpu-memory-settings',
+  scaleCycle: 'scale-cycle',
+} as const;
+export type CheckId = (typeof CHECK_IDS)[keyof typeof CHECK_IDS];
+
+/** What a check looked at: a Kubernetes object, a PromQL query and what it returned, or a stored record. */
+export type Evidence =
+  | { kind: 'object'; ref: ObjectRef; found: boolean; detail?: Record<string, unknown> }
+  | { kind: 'series'; query: string; series: number; detail?: Record<string, unknown> }
+  | { kind: 'record'; store: string; key: string; found: boolean; detail?: Record<string, unknown> }
+  | { kind: 'setting'; name: string; value: string | number | boolean | null; detail?: Record<string, unknown> };
+
+/** The outcome of one check. */
+export interface CheckResult {
+  id: CheckId;
+  /** The guide's item number, 1-11. */
+  item: number;
+  title: string;
+  status: CheckStatus;
+  /** One sentence a platform engineer can act on: what was found, with the figures. */
+  reason: string;
+  evidence: Evidence[];
+  /** What to do about a warn or fail (a command, a manifest field, a README section); absent on pass. */
+  fix?: string;
+}
+
+/** The deployment under check: a metrics target plus the Kubernetes names preflight needs. */
+export interface PreflightTarget extends Target {
+  /** The vLLM Service the ServiceMonitor must select; default: the Deployment's name. */
+  service?: string;
+  /** The ScaledObject that scales the Deployment; default: any ScaledObject whose scaleTargetRef names it. */
+  scaledObject?: string;
+}
+
+/** Tunables, parsed once (shared/preflight/settings.ts); every field has a default suited to AWS. */
+export interface PreflightSettings {
+  /** A scrape older than this is stale (check 2). Default 120 s: four 30 s scrape intervals. */
+  freshnessSeconds: number;
+  /** How far back check 11 looks for a scale-out followed by a scale-in, and its query step. Default 7 d, 60 s. */
+  scaleCycleLookbackSeconds: number;
+  scaleCycleStepSeconds: number;
+  /** Above this `--gpu-memory-utilization` check 10 warns. Default 0.9 (the guide recommends 0.85). */
+  gpuMemoryUtilizationWarnAbove: number;
+  /** The warmup requests a replica must have served before it is Ready (check 9). Default 100, the guide's. */
+  warmupRequests: number;
+  /** True when this control plane's alert-evaluator runs the five rules (check 5 passes without AMP rule groups). */
+  controlPlaneEvaluatorEnabled: boolean;
+  /** The Grafana sidecar's ConfigMap label (check 4). Default `grafana_dashboard` = `1`, the chart's default. */
+  dashboardLabel: { name: string; value: string };
+}
+
+/** One alerting rule as a Prometheus-compatible rules API reports it (AMP: GET .../api/v1/rules). */
+export interface RegisteredAlertRule {
+  group: string;
+  name: string;
+  /** `inactive` / `pending` / `firing`, when the API says. */
+  state?: string;
+}
+
+/** The rules port: what alerting rules AMP (or the twin's Prometheus) has loaded. */
+export interface AlertRulesSource {
+  alertingRules(options?: { signal?: AbortSignal }): Promise<RegisteredAlertRule[]>;
+}
+
+/** Everything a check may read; checks never write. */
+export interface PreflightContext {
+  target: PreflightTarget;
+  cluster: ClusterClient;
+  metrics: MetricsSource;
+  rules: AlertRulesSource;
+  history: CalibrationHistoryStore;
+  settings: PreflightSettings;
+  clock: Clock;
+  signal?: AbortSignal;
+}
+
+/** One double-check point: one file in shared/preflight/checks/, listed once in the registry. */
+export interface PreflightCheck {
+  id: CheckId;
+  item: number;
+  title: string;
+  /** Resolves to the result; a thrown error becomes `fail` with the error's name and message (runPreflight). */
+  run(context: PreflightContext): Promise<Omit<CheckResult, 'id' | 'item' | 'title'>>;
+}
+
+/** The whole report for one target. */
+export interface PreflightReport {
+  target: PreflightTarget;
+  checkedAt: string;
+  results: CheckResult[];
+  counts: Record<CheckStatus, number>;
+  /** `fail` when any check failed, else `warn` when any warned, else `pass`. */
+  status: CheckStatus;
+}
