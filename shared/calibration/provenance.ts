@@ -48,7 +48,9 @@ const podTemplateSchema = z.looseObject({
       .optional(),
   }),
 });
-type Container = z.infer<typeof containerSchema>;
+/** A container of a Pod template, as provenance and preflight read it. */
+export type TemplateContainer = z.infer<typeof containerSchema>;
+type Container = TemplateContainer;
 
 export interface ProvenanceParams {
   executionId: string;
@@ -115,7 +117,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** The vLLM container: named `vllm`, else one whose image or command mentions vllm, else the one with a GPU. */
-function vllmContainer(containers: readonly Container[]): Container {
+export function vllmContainer(containers: readonly Container[]): Container {
   const mentionsVllm = (c: Container) =>
     [c.image ?? '', ...(c.command ?? []), ...(c.args ?? [])].some((text) => /vllm/i.test(text));
   const wantsGpu = (c: Container) => gpuCount(c) !== undefined;
@@ -127,7 +129,8 @@ function vllmContainer(containers: readonly Container[]): Container {
   );
 }
 
-function gpuCount(container: Container): string | undefined {
+/** The container's `nvidia.com/gpu` limit (else request), as written; undefined when it asks for none. */
+export function gpuCount(container: Container): string | undefined {
   return container.resources?.limits?.[GPU_RESOURCE] ?? container.resources?.requests?.[GPU_RESOURCE];
 }
 

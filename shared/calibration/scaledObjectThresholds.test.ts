@@ -282,6 +282,7 @@ describe('Functions: applying, rolling back, pausing and resuming on a cluster',
       scale: (deployment, replicas) => client.scale(deployment, replicas),
       readPodLog: (namespace, pod, options) => client.readPodLog(namespace, pod, options),
       listPods: (namespace, selector) => client.listPods(namespace, selector),
+      proxyGet: (ref, options) => client.proxyGet(ref, options),
       updateWithRetry: (ref, mutate, options) => updateWithRetry(racer, ref, mutate, options),
     };
     return racer;

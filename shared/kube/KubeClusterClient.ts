@@ -34,6 +34,7 @@ import {
   type Mutation,
   type ObjectRef,
   type PodLogOptions,
+  type PodProxyRef,
   type PropagationPolicy,
   type UpdateWithRetryOptions,
 } from './types.js';
@@ -232,6 +233,26 @@ export class KubeClusterClient implements ClusterClient {
       }),
     );
     return typeof log === 'string' ? log : JSON.stringify(log);
+  }
+
+  async proxyGet(ref: PodProxyRef, options: { signal?: AbortSignal } = {}): Promise<string> {
+    const podRef = { apiVersion: 'v1', kind: 'Pod', namespace: ref.namespace, name: ref.pod };
+    checkRef(podRef);
+    const port = String(ref.port);
+    if (!/^[A-Za-z0-9-]+$/.test(port))
+      throw new KubeInvalidArgumentError('port', `got ${JSON.stringify(ref.port)}`, 'a port number or port name');
+    if (typeof ref.path !== 'string' || !ref.path.startsWith('/'))
+      throw new KubeInvalidArgumentError('path', `got ${JSON.stringify(ref.path)}`, 'a path starting with "/"');
+    if (options.signal?.aborted === true) throw toKubeError(options.signal.reason, 'proxy to', podRef);
+    // client-node percent-encodes `{path}` as one segment; both kube-apiserver and the twin decode it back.
+    const body: unknown = await this.#call('proxy to', podRef, () =>
+      this.#core.connectGetNamespacedPodProxyWithPath({
+        name: `${ref.pod}:${port}`,
+        namespace: ref.namespace,
+        path: ref.path.slice(1),
+      }),
+    );
+    return typeof body === 'string' ? body : JSON.stringify(body);
   }
 
   listPods(namespace: string, labelSelector?: LabelSelectorInput): Promise<KubeObject[]> {

@@ -71,6 +71,16 @@ export interface PodLogOptions {
   tailLines?: number;
 }
 
+/** A Pod's HTTP endpoint reached through the API server's proxy (RBAC `pods/proxy` get). */
+export interface PodProxyRef {
+  namespace: string;
+  pod: string;
+  /** The container port: its number or its name (`8000`, `http`). */
+  port: string | number;
+  /** The path on the Pod's server, starting with `/` (`/metrics`). */
+  path: string;
+}
+
 export interface UpdateWithRetryOptions {
   /** Attempts including the first; a Conflict on the last one is thrown. Default 5. */
   maxAttempts?: number;
@@ -102,6 +112,11 @@ export interface ClusterClient {
   readPodLog(namespace: string, pod: string, options?: PodLogOptions): Promise<string>;
   /** The Pods of a namespace matching the selector. */
   listPods(namespace: string, labelSelector?: LabelSelectorInput): Promise<KubeObject[]>;
+  /**
+   * GET `/api/v1/namespaces/{ns}/pods/{pod}:{port}/proxy{path}`: what the Pod's server answers, as text. Lets a check
+   * read a replica's `/metrics` from outside the cluster network.
+   */
+  proxyGet(ref: PodProxyRef, options?: { signal?: AbortSignal }): Promise<string>;
   /** GET, mutate, PUT with the read resourceVersion; on Conflict re-read and try again (bounded). */
   updateWithRetry<T extends KubeObject = KubeObject>(
     ref: ObjectRef,

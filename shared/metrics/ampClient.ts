@@ -73,8 +73,23 @@ interface ApiData {
   result: unknown;
 }
 
-/** A `MetricsSource` over HTTP: signed POSTs with timeouts, retries with full-jitter backoff, and named errors. */
-export class HttpMetricsSource implements MetricsSource {
+/** One request of the Prometheus HTTP API: GET sends `params` in the URL, POST as a form body. */
+export interface PrometheusApiRequest {
+  method: 'GET' | 'POST';
+  /** Relative to the workspace URL, e.g. `api/v1/query` or `api/v1/rules`. */
+  path: string;
+  params: Record<string, string>;
+  /** What errors name as their `query` (the PromQL text, or `GET api/v1/rules?type=alert`). */
+  label: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * The signed transport of the Prometheus HTTP API (AMP or plain Prometheus): SigV4 (service `aps`) inside the
+ * transport, per-attempt timeouts, retries with full-jitter backoff, and named errors. It returns the envelope's
+ * `data`; callers parse its shape. Shared by HttpMetricsSource and HttpAlertRulesSource (rulesClient.ts).
+ */
+export class PrometheusApiTransport {
   readonly #base: URL;
   readonly #signer: SignatureV4;
   readonly #fetch: typeof globalThis.fetch;
@@ -122,39 +137,13 @@ export class HttpMetricsSource implements MetricsSource {
     });
   }
 
-  /** Runs an instant query (`POST api/v1/query`); a scalar result becomes one sample with no labels. */
-  async instant(query: string, options: InstantQueryOptions = {}): Promise<InstantSample[]> {
-    const params: Record<string, string> = { query };
-    if (options.timeMs !== undefined) params.time = toSeconds('timeMs', options.timeMs);
-    const data = await this.#request('api/v1/query', params, query, options.signal);
-    return parseInstantData(data, query);
-  }
-
-  /** Runs a range query (`POST api/v1/query_range`). */
-  async range(query: string, options: RangeQueryOptions): Promise<RangeSeries[]> {
-    const start = toSeconds('startMs', options.startMs);
-    const end = toSeconds('endMs', options.endMs);
-    if (options.endMs < options.startMs) {
-      throw new MetricsInvalidOptionError(
-        'endMs',
-        got(options.endMs),
-        `a time at or after startMs (${options.startMs})`,
-      );
-    }
-    if (!Number.isFinite(options.stepSeconds) || options.stepSeconds <= 0) {
-      throw new MetricsInvalidOptionError('stepSeconds', got(options.stepSeconds), 'a number of seconds > 0');
-    }
-    const params = { query, start, end, step: String(options.stepSeconds) };
-    const data = await this.#request('api/v1/query_range', params, query, options.signal);
-    return parseRangeData(data, query);
-  }
-
   /** Sends the request up to `maxAttempts` times; only retryable errors (429, 5xx, network, timeout) retry. */
-  async #request(path: string, params: Record<string, string>, query: string, signal?: AbortSignal): Promise<ApiData> {
+  async send(request: PrometheusApiRequest): Promise<Record<string, unknown>> {
+    const { label: query, signal } = request;
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted === true) throw new MetricsAbortedError({ query, cause: signal.reason });
       try {
-        return await this.#attempt(path, params, query, signal);
+        return await this.#attempt(request);
       } catch (error) {
         if (!(error instanceof MetricsError) || !error.retryable || attempt >= this.#maxAttempts) throw error;
         const delayMs = this.#delayBeforeRetry(attempt, error);
@@ -188,19 +177,22 @@ export class HttpMetricsSource implements MetricsSource {
     }
   }
 
-  async #attempt(path: string, params: Record<string, string>, query: string, signal?: AbortSignal): Promise<ApiData> {
-    const url = new URL(path, this.#base);
-    const body = new URLSearchParams(params).toString();
+  async #attempt(request: PrometheusApiRequest): Promise<Record<string, unknown>> {
+    const { method, params, label: query, signal } = request;
+    const url = new URL(request.path, this.#base);
+    const post = method === 'POST';
+    const body = post ? new URLSearchParams(params).toString() : undefined;
+    if (!post) for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
     const signed = await this.#sign(
       {
-        method: 'POST',
+        method,
         protocol: url.protocol,
         hostname: url.hostname,
         ...(url.port === '' ? {} : { port: Number(url.port) }),
         path: url.pathname,
-        query: {},
-        headers: { host: url.host, 'content-type': 'application/x-www-form-urlencoded' },
-        body,
+        query: post ? {} : { ...params },
+        headers: post ? { host: url.host, 'content-type': 'application/x-www-form-urlencoded' } : { host: url.host },
+        ...(body === undefined ? {} : { body }),
       },
       query,
     );
@@ -215,7 +207,12 @@ export class HttpMetricsSource implements MetricsSource {
     let retryAfter: string | null;
     let text: string;
     try {
-      const response = await this.#fetch(url, { method: 'POST', headers, body, signal: combined });
+      const response = await this.#fetch(url, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+        signal: combined,
+      });
       status = response.status;
       retryAfter = response.headers.get('retry-after');
       text = await response.text();
@@ -227,6 +224,56 @@ export class HttpMetricsSource implements MetricsSource {
 
     if (status < 200 || status > 299) throw httpError(status, text, retryAfter, this.#clock.now(), query);
     return parseEnvelope(text, query);
+  }
+}
+
+/** A `MetricsSource` over HTTP: signed POSTs with timeouts, retries with full-jitter backoff, and named errors. */
+export class HttpMetricsSource implements MetricsSource {
+  readonly #transport: PrometheusApiTransport;
+
+  constructor(options: HttpMetricsSourceOptions) {
+    this.#transport = new PrometheusApiTransport(options);
+  }
+
+  /** Runs an instant query (`POST api/v1/query`); a scalar result becomes one sample with no labels. */
+  async instant(query: string, options: InstantQueryOptions = {}): Promise<InstantSample[]> {
+    const params: Record<string, string> = { query };
+    if (options.timeMs !== undefined) params.time = toSeconds('timeMs', options.timeMs);
+    const data = await this.#request('api/v1/query', params, query, options.signal);
+    return parseInstantData(data, query);
+  }
+
+  /** Runs a range query (`POST api/v1/query_range`). */
+  async range(query: string, options: RangeQueryOptions): Promise<RangeSeries[]> {
+    const start = toSeconds('startMs', options.startMs);
+    const end = toSeconds('endMs', options.endMs);
+    if (options.endMs < options.startMs) {
+      throw new MetricsInvalidOptionError(
+        'endMs',
+        got(options.endMs),
+        `a time at or after startMs (${options.startMs})`,
+      );
+    }
+    if (!Number.isFinite(options.stepSeconds) || options.stepSeconds <= 0) {
+      throw new MetricsInvalidOptionError('stepSeconds', got(options.stepSeconds), 'a number of seconds > 0');
+    }
+    const params = { query, start, end, step: String(options.stepSeconds) };
+    const data = await this.#request('api/v1/query_range', params, query, options.signal);
+    return parseRangeData(data, query);
+  }
+
+  async #request(path: string, params: Record<string, string>, query: string, signal?: AbortSignal): Promise<ApiData> {
+    const data = await this.#transport.send({
+      method: 'POST',
+      path,
+      params,
+      label: query,
+      ...(signal === undefined ? {} : { signal }),
+    });
+    if (!('resultType' in data) || !('result' in data)) {
+      throw new MetricsMalformedResponseError('data.resultType or data.result is missing', undefined, { query });
+    }
+    return { resultType: data.resultType, result: data.result };
   }
 }
 
@@ -376,7 +423,8 @@ function parseRetryAfter(header: string | null, nowMs: number): number | undefin
   return Number.isNaN(dateMs) ? undefined : Math.max(0, dateMs - nowMs);
 }
 
-function parseEnvelope(text: string, query: string): ApiData {
+/** Parses the API envelope and returns its `data` object (its shape is the caller's to check). */
+export function parseEnvelope(text: string, query: string): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -394,10 +442,10 @@ function parseEnvelope(text: string, query: string): ApiData {
     );
   }
   const data = parsed.data;
-  if (!isRecord(data) || !('resultType' in data) || !('result' in data)) {
-    throw new MetricsMalformedResponseError('data.resultType or data.result is missing', snippet(text), { query });
+  if (!isRecord(data)) {
+    throw new MetricsMalformedResponseError('data is missing or not an object', snippet(text), { query });
   }
-  return { resultType: data.resultType, result: data.result };
+  return data;
 }
 
 function parseLabels(value: unknown, query: string): Record<string, string> {

@@ -56,6 +56,12 @@ export const CONTROL_PLANE_RULES: readonly ControlPlaneRule[] = [
   },
   {
     apiGroups: [''],
+    resources: ['pods/proxy'],
+    verbs: ['get'],
+    why: "preflight reads a replica's /metrics through the API server when AMP has none of its series (check 1)",
+  },
+  {
+    apiGroups: [''],
     resources: ['nodes'],
     verbs: ['get', 'list'],
     why: 'preflight checks that GPU nodes exist and are allocatable',

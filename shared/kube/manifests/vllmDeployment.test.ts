@@ -11,7 +11,8 @@ interface Container {
   env?: Array<{ name: string; value: string }>;
   resources: { limits: Record<string, string> };
   startupProbe: { httpGet: unknown; periodSeconds: number; failureThreshold: number };
-  readinessProbe: { httpGet: unknown };
+  readinessProbe: { httpGet?: unknown; exec?: { command?: string[] } };
+  lifecycle?: { postStart?: { exec?: { command?: string[] } } };
   volumeMounts?: unknown[];
 }
 interface DeploymentShape {
@@ -62,12 +63,13 @@ describe('Function: vllmDeployment', () => {
     expect(container.ports).toEqual([{ name: 'http', containerPort: 8000, protocol: 'TCP' }]);
   });
 
-  it('probes GET /health: readiness, and a startup probe that allows 15 minutes for the model to load', () => {
+  it('probes GET /health: readiness (warmup off), and a startup probe that allows 15 minutes for the model to load', () => {
     // Act
-    const container = render(minimal).spec.template.spec.containers[0] as Container;
+    const container = render({ ...minimal, warmup: false }).spec.template.spec.containers[0] as Container;
 
     // Assess
     expect(container.readinessProbe.httpGet).toEqual({ path: '/health', port: 'http' });
+    expect(container.lifecycle).toBeUndefined();
     expect(container.startupProbe.httpGet).toEqual({ path: '/health', port: 'http' });
     expect(container.startupProbe.periodSeconds * container.startupProbe.failureThreshold).toBeGreaterThanOrEqual(900);
   });
@@ -77,7 +79,10 @@ describe('Function: vllmDeployment', () => {
     const deployment = render({ ...minimal, name: 'chat' });
 
     // Assess
-    expect(deployment.spec.template.metadata.annotations).toEqual({ 'karpenter.sh/do-not-disrupt': 'true' });
+    expect(deployment.spec.template.metadata.annotations).toEqual({
+      'karpenter.sh/do-not-disrupt': 'true',
+      'vllm-eks-pilot.io/warmup-requests': '100',
+    });
     expect(deployment.spec.template.metadata.labels).toEqual({
       app: 'chat',
       'app.kubernetes.io/name': 'vllm',
@@ -88,6 +93,50 @@ describe('Function: vllmDeployment', () => {
     expect(deployment.spec.template.spec.tolerations).toEqual([
       { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' },
     ]);
+  });
+
+  describe('warmup', () => {
+    it('by default sends 100 warmup requests in a postStart hook and gates readiness on its marker and /health', () => {
+      // Act
+      const deployment = render(minimal);
+      const container = deployment.spec.template.spec.containers[0] as Container;
+
+      // Assess
+      const hook = (container.lifecycle?.postStart?.exec?.command ?? []).join(' ');
+      expect(hook).toMatch(/range\(100\)/);
+      expect(hook).toContain('/v1/completions');
+      expect(hook).toContain('/health');
+      expect(hook).toMatch(/touch \/tmp\/vllm-warm$/);
+      const probe = (container.readinessProbe.exec?.command ?? []).join(' ');
+      expect(probe).toContain('test -f /tmp/vllm-warm');
+      expect(probe).toContain('/health');
+      expect(container.readinessProbe.httpGet).toBeUndefined();
+    });
+
+    it.each([
+      { case: 'a custom count', warmup: { requests: 20 }, annotation: '20', hook: /range\(20\)/ },
+      { case: 'the default count', warmup: {}, annotation: '100', hook: /range\(100\)/ },
+    ])('annotates the Pod template with $case', ({ warmup, annotation, hook }) => {
+      // Act
+      const deployment = render({ ...minimal, warmup });
+      const container = deployment.spec.template.spec.containers[0] as Container;
+
+      // Assess
+      expect(deployment.spec.template.metadata.annotations['vllm-eks-pilot.io/warmup-requests']).toBe(annotation);
+      expect((container.lifecycle?.postStart?.exec?.command ?? []).join(' ')).toMatch(hook);
+    });
+
+    it.each([
+      { case: 'zero requests', warmup: { requests: 0 }, message: /warmup/ },
+      { case: 'true', warmup: true, message: /warmup/ },
+      { case: 'an unknown key', warmup: { count: 5 }, message: /warmup/ },
+    ])('refuses $case, naming the field', ({ warmup, message }) => {
+      // Act
+      const act = () => vllmDeployment({ ...minimal, warmup } as never);
+
+      // Assess
+      expect(act).toThrow(message);
+    });
   });
 
   it('is deterministic: the same input gives the same object, with no timestamps', () => {

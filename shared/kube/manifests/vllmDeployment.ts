@@ -3,6 +3,7 @@ import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { KubeObject } from '../types.js';
 import { DO_NOT_DISRUPT, vllmObjectLabels, vllmPodLabels, vllmSelectorLabels } from './labels.js';
 import { parseVllmDeploymentInput, type VllmDeploymentInputSpec } from './vllmInput.js';
+import { WARMUP_ANNOTATION, warmupReadinessScript, warmupScript } from './warmup.js';
 
 /** The name of the vLLM container and of its serving port. */
 export const VLLM_CONTAINER = { name: 'vllm', portName: 'http', healthPath: '/health' } as const;
@@ -53,12 +54,28 @@ export function vllmDeployment(spec: VllmDeploymentInputSpec): KubeObject {
       timeoutSeconds: PROBE.timeoutSeconds,
       failureThreshold: Math.ceil(input.startupTimeoutSeconds / PROBE.periodSeconds),
     },
+    // With warmup on, Ready also needs the marker the postStart hook writes after its requests.
     readinessProbe: {
-      ...probe,
+      ...(input.warmup === false ? probe : { exec: { command: ['/bin/sh', '-c', warmupReadinessScript(input.port)] } }),
       periodSeconds: PROBE.readinessPeriodSeconds,
       timeoutSeconds: PROBE.timeoutSeconds,
       failureThreshold: PROBE.readinessFailureThreshold,
     },
+    ...(input.warmup === false
+      ? {}
+      : {
+          lifecycle: {
+            postStart: {
+              exec: {
+                command: [
+                  '/bin/sh',
+                  '-c',
+                  warmupScript({ requests: input.warmup.requests, port: input.port, model: input.servedModelName }),
+                ],
+              },
+            },
+          },
+        }),
     // Tensor parallelism exchanges tensors through shared memory; the container default (64 MiB) is too small.
     ...(input.gpus > 1 ? { volumeMounts: [{ name: 'dshm', mountPath: '/dev/shm' }] } : {}),
   };
@@ -70,7 +87,13 @@ export function vllmDeployment(spec: VllmDeploymentInputSpec): KubeObject {
       ...(input.replicas === null ? {} : { replicas: input.replicas }),
       selector: { matchLabels: vllmSelectorLabels(input.name) },
       template: {
-        metadata: { labels: vllmPodLabels(input.name), annotations: { ...DO_NOT_DISRUPT } },
+        metadata: {
+          labels: vllmPodLabels(input.name),
+          annotations: {
+            ...DO_NOT_DISRUPT,
+            ...(input.warmup === false ? {} : { [WARMUP_ANNOTATION]: String(input.warmup.requests) }),
+          },
+        },
         spec: {
           ...(input.nodeSelector === undefined ? {} : { nodeSelector: input.nodeSelector }),
           ...(input.tolerations.length > 0 ? { tolerations: input.tolerations } : {}),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TARGET_NAME_RULES } from '../../config/targets.js';
 import { parseInput } from './parseInput.js';
+import { DEFAULT_WARMUP_REQUESTS } from './warmup.js';
 
 /** The EKS guide's names and the monitoring guide's advice, used when an input leaves a field out. */
 export const VLLM_DEFAULTS = {
@@ -91,6 +92,15 @@ export const vllmDeploymentInputSchema = z
     extraArgs: z.array(z.string()).default(() => []),
     env: z.record(z.string(), z.string()).default(() => ({})),
     startupTimeoutSeconds: integer(10).default(VLLM_DEFAULTS.startupTimeoutSeconds),
+    /**
+     * Warmup after start (monitoring guide, "GPU warmup"): the replica sends itself `requests` sequential completions
+     * and only then reports Ready. `false` turns it off (readiness is then /health alone).
+     */
+    warmup: z
+      .union([z.strictObject({ requests: integer(1).default(DEFAULT_WARMUP_REQUESTS) }), z.literal(false)], {
+        error: 'must be { requests: <integer >= 1> } or false',
+      })
+      .default(() => ({ requests: DEFAULT_WARMUP_REQUESTS })),
     /** Extra labels on the ServiceMonitor, for a Prometheus whose serviceMonitorSelector wants one (`release: ...`). */
     monitorLabels: z.record(z.string(), z.string()).default(() => ({})),
   })

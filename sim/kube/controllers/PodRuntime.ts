@@ -3,6 +3,7 @@ import { K6_EXIT_CODES, runK6 } from '../k6/runK6.js';
 import { K6ConfigInvalidError } from '../k6/errors.js';
 import { k6PlanFromContainer } from '../k6/k6Plan.js';
 import { k6LogLine } from '../k6/k6Output.js';
+import { WARMUP_ANNOTATION, WARMUP_REQUEST } from '../../../shared/kube/manifests/warmup.js';
 import { type NodeAgent, startNodeAgent } from '../../dcgm/server.js';
 import type { ReplicaIdentity } from '../../twin/types.js';
 import { VllmConfigInvalidError } from '../../vllm/errors.js';
@@ -47,6 +48,9 @@ interface VllmState {
   prober?: NodeJS.Timeout;
   retryTimer?: NodeJS.Timeout;
   lastProbeMs: number;
+  /** The replica whose warmup finished (a restarted container warms up again); `warming` while requests run. */
+  warmedReplica?: VllmReplica;
+  warming: boolean;
 }
 
 interface PodHandle {
@@ -209,6 +213,7 @@ export class PodRuntime implements Controller {
         restarts: 0,
         retryDue: false,
         lastProbeMs: 0,
+        warming: false,
       };
       await this.#startVllmContainer(handle);
     } else if (k6Index >= 0) {
@@ -391,6 +396,8 @@ export class PodRuntime implements Controller {
       state.lastProbeMs = nowMs;
       const healthy = await httpStatus(`${replica.url}/health`).then((s) => s === 200);
       probing = false;
+      // The postStart warmup hook of the product's manifest: Ready only after it sent its requests.
+      if (healthy && !state.ready && !this.#warmedUp(handle, replica)) return;
       if (state.replica !== replica || healthy === state.ready) return;
       state.ready = healthy;
       if (healthy && !state.loggedReady) {
@@ -408,6 +415,41 @@ export class PodRuntime implements Controller {
     };
     state.prober = setInterval(() => void probe(), this.#options.readinessProbeIntervalMs);
     state.prober.unref();
+  }
+
+  /**
+   * Whether the replica has done the warmup its Pod asks for (annotation WARMUP_ANNOTATION = N): N sequential
+   * completions to its own server, as the manifest's postStart hook sends them. Starts them on the first call.
+   */
+  #warmedUp(handle: PodHandle, replica: VllmReplica): boolean {
+    const { ctx } = this.#options;
+    const state = handle.vllm as VllmState;
+    if (state.warmedReplica === replica) return true;
+    const pod = ctx.store.get('Pod', handle.namespace, handle.name);
+    const requests = Number(pod?.metadata.annotations?.[WARMUP_ANNOTATION] ?? 0);
+    if (!Number.isInteger(requests) || requests <= 0) {
+      state.warmedReplica = replica;
+      return true;
+    }
+    if (state.warming) return false;
+    state.warming = true;
+    const startedMs = ctx.clock.now();
+    ctx.log(`kubelet: pod ${handle.key}: postStart warmup: sending ${requests} sequential requests`);
+    void sendWarmup(replica, requests)
+      .then(() => {
+        if (state.replica !== replica) return;
+        state.warmedReplica = replica;
+        const seconds = ((ctx.clock.now() - startedMs) / 1000).toFixed(1);
+        ctx.log(`kubelet: pod ${handle.key}: warmup done (${requests} requests in ${seconds} s)`);
+      })
+      .catch((error: unknown) => {
+        // The replica stopped or failed mid-warmup: the next probe starts over (a postStart hook would be rerun).
+        ctx.log(`kubelet: pod ${handle.key}: warmup failed: ${error instanceof Error ? error.message : String(error)}`);
+      })
+      .finally(() => {
+        state.warming = false;
+      });
+    return false;
   }
 
   #startK6(handle: PodHandle, pod: KubeObject, container: ContainerSpec, index: number): void {
@@ -529,6 +571,45 @@ export class PodRuntime implements Controller {
     const rs = this.#options.ctx.store.get('ReplicaSet', pod.metadata.namespace, owner.name);
     return (rs && controllerOf(rs)?.name) ?? owner.name;
   }
+}
+
+/** Sends `count` completions one after the other, as the warmup hook does; rejects on the first non-200. */
+async function sendWarmup(replica: VllmReplica, count: number): Promise<void> {
+  const body = JSON.stringify({
+    model: replica.servedModelName,
+    prompt: WARMUP_REQUEST.prompt,
+    max_tokens: WARMUP_REQUEST.maxTokens,
+  });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    for (let i = 0; i < count; i++) {
+      const status = await postJson(`${replica.url}/v1/completions`, body, agent);
+      if (status !== 200) throw new Error(`warmup request ${i + 1} of ${count} answered ${status}`);
+    }
+  } finally {
+    agent.destroy();
+  }
+}
+
+function postJson(url: string, body: string, agent: http.Agent): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        timeout: 30_000,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 /** The status code of a GET (0 when it fails), without keeping a connection open. */

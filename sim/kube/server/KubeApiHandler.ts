@@ -24,7 +24,12 @@ import {
   openapiV3Index,
   SERVER_VERSION,
 } from './discovery.js';
-import { KubeApiInternalError, KubeApiInvalidOptionError, KubeApiResourceNotServedError } from './errors.js';
+import {
+  KubeApiInternalError,
+  KubeApiInvalidOptionError,
+  KubeApiResourceNotServedError,
+  KubeApiServiceUnavailableError,
+} from './errors.js';
 import { matchesFieldSelector, parseFieldSelector, type FieldRequirement } from './fieldSelector.js';
 import { applyPatch, parsePatchBody, patchTypeOf } from './patch/applyPatch.js';
 import { isJsonObject, jsonText } from './patch/json.js';
@@ -54,7 +59,14 @@ export interface WatchStream {
 
 /** What the handler answers: JSON (objects, lists, Tables, Status), plain text (logs), or a watch stream. */
 export type ApiResponse =
-  { status: number; json: unknown } | { status: number; text: string } | { status: 200; watch: WatchStream };
+  | { status: number; json: unknown }
+  | { status: number; text: string }
+  | { status: 200; watch: WatchStream }
+  /** The Pod proxy: the server forwards a GET to `url` and relays the answer. */
+  | { status: 200; proxy: { url: string } };
+
+/** The base URL of the server a Pod runs on `port` (a number or a container port name), or undefined when none runs. */
+export type PodEndpointLookup = (namespace: string, pod: string) => string | undefined;
 
 export interface KubeApiHandlerOptions {
   store: MemoryObjectStore;
@@ -63,6 +75,8 @@ export interface KubeApiHandlerOptions {
   clock: Clock;
   /** `127.0.0.1:PORT`, for `/api`'s serverAddressByClientCIDRs. */
   serverAddress: () => string;
+  /** Where a Pod's server listens, for `pods/<name>:<port>/proxy`; without it the proxy answers 503. */
+  podEndpoint?: PodEndpointLookup;
   log?: (line: string) => void;
 }
 
@@ -84,8 +98,10 @@ export class KubeApiHandler {
   readonly #clock: Clock;
   readonly #serverAddress: () => string;
   readonly #log: ((line: string) => void) | undefined;
+  readonly #podEndpoint: PodEndpointLookup | undefined;
 
   constructor(options: KubeApiHandlerOptions) {
+    this.#podEndpoint = options.podEndpoint;
     this.#store = options.store;
     this.#logs = options.logs;
     this.#tokens = options.tokens;
@@ -171,7 +187,8 @@ export class KubeApiHandler {
       sub !== undefined &&
       !(sub === 'status' && info.status) &&
       !(sub === 'scale' && info.scale) &&
-      !(sub === 'log' && info.kind === 'Pod')
+      !(sub === 'log' && info.kind === 'Pod') &&
+      !(sub === 'proxy' && info.kind === 'Pod')
     ) {
       throw new KubeApiResourceNotServedError(request.path);
     }
@@ -196,6 +213,7 @@ export class KubeApiHandler {
         return this.#deleteCollection(request, info, namespace);
       case 'get':
         if (sub === 'log') return this.#podLog(request, namespace as string, name);
+        if (sub === 'proxy') return this.#podProxy(route, info, namespace as string, name);
         if (sub === 'scale') return { status: 200, json: scaleOf(this.#get(info, namespace, name)) };
         return { status: 200, json: this.#maybeTable(request, info, [this.#get(info, namespace, name)], false) };
       case 'update':
@@ -207,6 +225,25 @@ export class KubeApiHandler {
       default:
         throw new KubeApiMethodNotAllowedError();
     }
+  }
+
+  /**
+   * `GET pods/<name>[:<port>]/proxy/<path>`: 404 for an unknown Pod, 503 while nothing serves (the replica is not
+   * running, or the port is not one of its container's), else a forward to the replica's loopback server.
+   */
+  #podProxy(route: ResourceRoute, info: ResourceInfo, namespace: string, nameAndPort: string): ApiResponse {
+    const colon = nameAndPort.indexOf(':');
+    const name = colon === -1 ? nameAndPort : nameAndPort.slice(0, colon);
+    const port = colon === -1 ? '' : nameAndPort.slice(colon + 1);
+    const pod = this.#get(info, namespace, name);
+    const endpoint = this.#podEndpoint?.(namespace, name);
+    if (endpoint === undefined)
+      throw new KubeApiServiceUnavailableError(`no endpoints available for pod "${name}": its server is not running`);
+    if (port !== '' && !servesPort(pod, port))
+      throw new KubeApiServiceUnavailableError(
+        `error trying to reach service: dial tcp ${port}: pod "${name}" declares no container port ${JSON.stringify(port)}`,
+      );
+    return { status: 200, proxy: { url: `${endpoint}${route.proxyPath ?? '/'}` } };
   }
 
   #get(info: ResourceInfo, namespace: string | undefined, name: string): KubeObject {
@@ -750,4 +787,16 @@ function scaleOf(object: KubeObject): unknown {
 function describe(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}${error.stack ? `\n${error.stack}` : ''}`;
   return String(error);
+}
+
+/** The vLLM server's port in the Pod when its container declares none (vLLM's default). */
+const DEFAULT_POD_PORT = '8000';
+
+/** Whether a container of the Pod declares `port` (by number or name); a Pod declaring none serves vLLM's 8000. */
+function servesPort(pod: KubeObject, port: string): boolean {
+  const containers = (pod.spec as { containers?: Array<{ ports?: Array<{ name?: string; containerPort?: number }> }> })
+    ?.containers;
+  const ports = (containers ?? []).flatMap((c) => c.ports ?? []);
+  if (ports.length === 0) return port === DEFAULT_POD_PORT;
+  return ports.some((p) => p.name === port || String(p.containerPort) === port);
 }

@@ -105,3 +105,11 @@ export class KubeconfigOptionError extends KubeApiError {
     this.name = 'KubeconfigOptionError';
   }
 }
+
+/** The Pod proxy could not reach the Pod's server (not running yet, or the port is not served): 503 as the real one. */
+export class KubeApiServiceUnavailableError extends KubeApiError {
+  constructor(message: string) {
+    super(503, 'ServiceUnavailable', message);
+    this.name = 'KubeApiServiceUnavailableError';
+  }
+}

@@ -25,6 +25,8 @@ export interface ResourceRoute {
   namespace?: string;
   name?: string;
   subresource?: string;
+  /** For `pods/<name>[:<port>]/proxy/<path>`: the path on the Pod's server, starting with `/`. */
+  proxyPath?: string;
 }
 
 /** Namespace subresources: `/api/v1/namespaces/<name>/status` is the Namespace's status, not a resource "status". */
@@ -80,6 +82,19 @@ function groupVersionRoute(group: string, version: string, parts: string[]): Rou
   if (parts[0] === 'namespaces' && parts.length > 2 && !NAMESPACE_SUBRESOURCES.has(parts[2] ?? '')) {
     namespace = parts[1];
     rest = parts.slice(2);
+  }
+  // `pods/<name>[:<port>]/proxy[/<path>]`: the Pod proxy subresource carries the rest of the path for the Pod.
+  if (rest[0] === 'pods' && rest[2] === 'proxy' && namespace !== undefined) {
+    return {
+      type: 'resource',
+      group,
+      version,
+      plural: 'pods',
+      namespace,
+      name: rest[1] as string,
+      subresource: 'proxy',
+      proxyPath: `/${rest.slice(3).join('/')}`,
+    };
   }
   if (rest.length > 3) return { type: 'unknown' };
   const [plural, name, subresource] = rest as [string, string | undefined, string | undefined];

@@ -6,7 +6,8 @@ import type { MemoryObjectStore } from '../store.js';
 import type { Kind, PodLogStore } from '../types.js';
 import type { TokenRights } from './auth.js';
 import { KubeApiRequestEntityTooLargeError, KubeApiServerStartError } from './errors.js';
-import { KubeApiHandler, type ApiResponse } from './KubeApiHandler.js';
+import { KubeApiServiceUnavailableError } from './errors.js';
+import { KubeApiHandler, type ApiResponse, type PodEndpointLookup } from './KubeApiHandler.js';
 import { parseRoute } from './routes.js';
 import { selfSignedCertificate } from './selfSignedCertificate.js';
 
@@ -24,8 +25,13 @@ export interface KubeApiServerOptions {
   tokens: TokenRights;
   /** Ages in `kubectl get`, EKS token expiry. Default: the system clock. */
   clock?: Clock;
+  /** Where each Pod's server listens (the twin's Pod runtime), for the Pod proxy. */
+  podEndpoint?: PodEndpointLookup;
   log?: (line: string) => void;
 }
+
+/** How long the Pod proxy waits for the Pod's server. */
+const PROXY_TIMEOUT_MS = 10_000;
 
 /** A running API server. */
 export interface KubeApiServer {
@@ -53,6 +59,7 @@ export async function startKubeApiServer(options: KubeApiServerOptions): Promise
     tokens: options.tokens,
     clock,
     serverAddress: () => address,
+    ...(options.podEndpoint ? { podEndpoint: options.podEndpoint } : {}),
     ...(options.log ? { log: options.log } : {}),
   });
   const watches = new Set<() => void>();
@@ -148,7 +155,26 @@ async function serve(
   if (result.status >= 400 && log && !(result.status === 404 && request.method === 'GET')) {
     log(`kube-apiserver twin: ${request.method} ${url.pathname}${url.search} -> ${result.status}`);
   }
+  if ('proxy' in result) return forward(response, result.proxy.url);
   send(response, result, watches);
+}
+
+/** Relays a GET to the Pod's server: its status, content type and body; a connection failure is a 503 Status. */
+async function forward(response: ServerResponse, url: string): Promise<void> {
+  try {
+    const upstream = await fetch(url, { signal: AbortSignal.timeout(PROXY_TIMEOUT_MS) });
+    const body = Buffer.from(await upstream.arrayBuffer());
+    response.writeHead(upstream.status, {
+      'Content-Type': upstream.headers.get('content-type') ?? 'application/octet-stream',
+      'Content-Length': body.length,
+    });
+    response.end(body);
+  } catch (error) {
+    const unavailable = new KubeApiServiceUnavailableError(
+      `error trying to reach service: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    sendJson(response, unavailable.code, unavailable.toStatus());
+  }
 }
 
 function send(response: ServerResponse, result: ApiResponse, watches: Set<() => void>): void {
@@ -161,6 +187,7 @@ function send(response: ServerResponse, result: ApiResponse, watches: Set<() => 
     response.end(result.text);
     return;
   }
+  if (!('watch' in result)) return;
   response.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
   response.flushHeaders();
   const watch: { cancel?: () => void } = {};

@@ -1,0 +1,523 @@
+import { describe, expect, it } from '@jest/globals';
+import { ALERT_RULES } from '../../alerts/rules/registry.js';
+import { vllmDeployment } from '../../kube/manifests/vllmDeployment.js';
+import type { KubeObject } from '../../kube/types.js';
+import {
+  DEPLOYMENT_INPUT,
+  FakeCluster,
+  FakeHistory,
+  FakeMetrics,
+  FakeRules,
+  PODS,
+  TARGET,
+  calibrationRecord,
+  dashboardConfigMap,
+  dcgmDaemonSet,
+  healthyMetrics,
+  pod,
+  preparedContext,
+  preparedObjects,
+  scaledObject,
+} from '../testing/fakes.js';
+import type { PreflightCheck, PreflightContext } from '../types.js';
+import { alertRules } from './alertRules.js';
+import { dcgmExporter } from './dcgmExporter.js';
+import { gpuMemorySettings } from './gpuMemorySettings.js';
+import { grafanaDashboards } from './grafanaDashboards.js';
+import { karpenterDoNotDisrupt } from './karpenterDoNotDisrupt.js';
+import { kedaScaledObject } from './kedaScaledObject.js';
+import { loadTest } from './loadTest.js';
+import { findScaleCycle, scaleCycle } from './scaleCycle.js';
+import { serviceMonitorScraping } from './serviceMonitorScraping.js';
+import { vllmMetricsExposed } from './vllmMetricsExposed.js';
+import { warmup } from './warmup.js';
+
+const without = (objects: KubeObject[], kind: string, name?: string) =>
+  objects.filter((o) => !(o.kind === kind && (name === undefined || o.metadata.name === name)));
+const replace = (objects: KubeObject[], kind: string, next: KubeObject) => [...without(objects, kind), next];
+const deploymentWith = (input: Record<string, unknown>) => vllmDeployment({ ...DEPLOYMENT_INPUT, ...input });
+const withMetrics = (drop: RegExp): FakeMetrics => {
+  const metrics = healthyMetrics();
+  metrics.instantRules = metrics.instantRules.map((r) => (drop.test(r.match.source) ? { ...r, samples: [] } : r));
+  return metrics;
+};
+const VLLM_EXPOSITION =
+  '# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name="ministral"} 0\nvllm:request_success_total{finished_reason="stop"} 120\n';
+
+/** Runs one check against a context built from the prepared world with the given changes. */
+async function run(check: PreflightCheck, context: PreflightContext) {
+  return check.run(context);
+}
+
+describe('Preflight checks on a fully prepared deployment', () => {
+  it.each([
+    vllmMetricsExposed,
+    serviceMonitorScraping,
+    dcgmExporter,
+    grafanaDashboards,
+    alertRules,
+    kedaScaledObject,
+    karpenterDoNotDisrupt,
+    loadTest,
+    warmup,
+    gpuMemorySettings,
+    scaleCycle,
+  ])('$item $id passes with a reason and evidence and no fix', async (check) => {
+    // Act
+    const result = await run(check, preparedContext());
+
+    // Assess
+    expect({ status: result.status, reason: result.reason }).toEqual({ status: 'pass', reason: expect.any(String) });
+    expect(result.evidence.length).toBeGreaterThan(0);
+    expect(result.fix).toBeUndefined();
+  });
+});
+
+describe('Check: vllm-metrics-exposed', () => {
+  it('passes through the Pod proxy when AMP has no series (no ServiceMonitor is not its problem)', async () => {
+    // Prepare
+    const objects = without(preparedObjects(), 'ServiceMonitor');
+    const cluster = new FakeCluster(objects, new Map(PODS.map((p) => [`default/${p}/metrics`, VLLM_EXPOSITION])));
+    const context = preparedContext({ objects, cluster, metrics: withMetrics(/num_requests_running/) });
+
+    // Act
+    const result = await run(vllmMetricsExposed, context);
+
+    // Assess
+    expect(result.status).toBe('pass');
+    expect(result.reason).toBe(
+      'all 2 Ready Pods serve vLLM metrics: 0 seen in AMP, 2 read on /metrics through the Pod proxy',
+    );
+  });
+
+  it.each([
+    {
+      case: 'a Pod whose /metrics has no vLLM series',
+      proxy: new Map<string, string | Error>([
+        [`default/${PODS[0]}/metrics`, VLLM_EXPOSITION],
+        [`default/${PODS[1]}/metrics`, 'up 1\n'],
+      ]),
+      pods: undefined,
+      reason: `1 Ready Pod of 2 serve no vLLM metrics on /metrics (port 8000): ${PODS[1]}`,
+    },
+    {
+      case: 'no Ready Pods',
+      proxy: new Map<string, string | Error>(),
+      pods: [pod(PODS[0], false)],
+      reason: 'Deployment default/vllm-inference-app has no Ready Pods, so no vLLM /metrics endpoint serves',
+    },
+  ])('fails with $case', async ({ proxy, pods, reason }) => {
+    // Prepare
+    const base = preparedObjects();
+    const objects = pods === undefined ? base : [...without(base, 'Pod'), ...pods];
+    const context = preparedContext({
+      objects,
+      cluster: new FakeCluster(objects, proxy),
+      metrics: withMetrics(/num_requests_running/),
+    });
+
+    // Act
+    const result = await run(vllmMetricsExposed, context);
+
+    // Assess
+    expect({ status: result.status, reason: result.reason }).toEqual({ status: 'fail', reason });
+    expect(result.fix).toEqual(expect.any(String));
+  });
+});
+
+describe('Check: service-monitor-scraping', () => {
+  it.each([
+    {
+      case: 'the Prometheus operator CRD is missing',
+      objects: () => without(preparedObjects(), 'CustomResourceDefinition', 'servicemonitors.monitoring.coreos.com'),
+      metrics: healthyMetrics,
+      reason: /^Prometheus operator not installed/,
+    },
+    {
+      case: 'no ServiceMonitor',
+      objects: () => without(preparedObjects(), 'ServiceMonitor'),
+      metrics: healthyMetrics,
+      reason: /^no ServiceMonitor \(of 0 ones watching namespace default\) selects Service vllm-inference-svc/,
+    },
+    {
+      case: 'a ServiceMonitor on a port the Service does not have',
+      objects: () => {
+        const objects = preparedObjects();
+        const monitor = structuredClone(objects.find((o) => o.kind === 'ServiceMonitor') as KubeObject);
+        (monitor.spec as { endpoints: Array<{ port: string }> }).endpoints = [{ port: 'metrics' }];
+        return replace(objects, 'ServiceMonitor', monitor);
+      },
+      metrics: healthyMetrics,
+      reason: /selects Service vllm-inference-svc but names none of its ports \("http"\)/,
+    },
+    {
+      case: 'no samples in AMP',
+      objects: preparedObjects,
+      metrics: () => withMetrics(/timestamp/),
+      reason: new RegExp(`but no samples in AMP for ${PODS[0]} and ${PODS[1]} \\(fresh means under 120 s\\)`),
+    },
+    {
+      case: 'stale samples',
+      objects: preparedObjects,
+      metrics: () => {
+        const metrics = healthyMetrics();
+        const rule = metrics.instantRules[0];
+        if (rule && !(rule.samples instanceof Error))
+          rule.samples = rule.samples.map((s) => ({ ...s, value: s.value - 600 }));
+        return metrics;
+      },
+      reason: /stale samples for .* \(605 s old\)/,
+    },
+  ])('fails when $case', async ({ objects, metrics, reason }) => {
+    // Act
+    const result = await run(serviceMonitorScraping, preparedContext({ objects: objects(), metrics: metrics() }));
+
+    // Assess
+    expect(result.status).toBe('fail');
+    expect(result.reason).toMatch(reason);
+    expect(result.fix).toEqual(expect.any(String));
+  });
+});
+
+describe('Check: dcgm-exporter', () => {
+  it.each([
+    {
+      case: 'no DCGM exporter DaemonSet',
+      objects: () => without(preparedObjects(), 'DaemonSet'),
+      metrics: healthyMetrics,
+      reason: /^no DCGM exporter DaemonSet in any namespace/,
+    },
+    {
+      case: 'the DaemonSet not Ready everywhere',
+      objects: () => replace(preparedObjects(), 'DaemonSet', dcgmDaemonSet(1, 2)),
+      metrics: healthyMetrics,
+      reason: /^DCGM exporter DaemonSet not running on every GPU node: gpu-operator\/nvidia-dcgm-exporter 1\/2 Ready/,
+    },
+    {
+      case: 'no framebuffer series for the GPUs',
+      objects: preparedObjects,
+      metrics: () => withMetrics(/DCGM/),
+      reason: /AMP has no DCGM_FI_DEV_FB_USED series for the GPU of/,
+    },
+  ])('fails with $case', async ({ objects, metrics, reason }) => {
+    // Act
+    const result = await run(dcgmExporter, preparedContext({ objects: objects(), metrics: metrics() }));
+
+    // Assess
+    expect(result.status).toBe('fail');
+    expect(result.reason).toMatch(reason);
+  });
+});
+
+describe('Check: grafana-dashboards', () => {
+  it.each([
+    {
+      case: 'no labelled ConfigMap',
+      objects: () => without(preparedObjects(), 'ConfigMap'),
+      reason: /^no ConfigMap in any namespace has the Grafana sidecar label grafana_dashboard=1/,
+    },
+    {
+      case: 'dashboards without GPU and container panels',
+      objects: () => replace(preparedObjects(), 'ConfigMap', dashboardConfigMap(['vllm:num_requests_running'])),
+      reason: /no panel queries Tier 2 \(DCGM GPU\) and Tier 3 \(container\)$/,
+    },
+  ])('warns with $case', async ({ objects, reason }) => {
+    // Act
+    const result = await run(grafanaDashboards, preparedContext({ objects: objects() }));
+
+    // Assess
+    expect(result.status).toBe('warn');
+    expect(result.reason).toMatch(reason);
+  });
+});
+
+describe('Check: alert-rules', () => {
+  it('fails naming the rules AMP lacks when the evaluator is off', async () => {
+    // Prepare
+    const rules = new FakeRules([{ group: 'vllm', name: 'VLLMHighQueueDepth' }]);
+
+    // Act
+    const result = await run(alertRules, preparedContext({ rules }));
+
+    // Assess
+    expect(result.status).toBe('fail');
+    expect(result.reason).toBe(
+      "4 of the 5 alert rules are not registered in AMP and the control plane's evaluator is off: VLLMHighLatency, VLLMGPUMemoryCritical, VLLMKVCacheFull and VLLMPreemptionSpike",
+    );
+  });
+
+  it('passes with no rules in AMP when the control plane evaluator runs them', async () => {
+    // Prepare
+    const context = preparedContext({ rules: new FakeRules(new Error('AccessDenied')) });
+    context.settings.controlPlaneEvaluatorEnabled = true;
+
+    // Act
+    const result = await run(alertRules, context);
+
+    // Assess
+    expect(result.status).toBe('pass');
+    expect(result.reason).toContain(`runs all ${ALERT_RULES.length} rules`);
+  });
+});
+
+describe('Check: keda-scaled-object', () => {
+  it.each([
+    {
+      case: 'KEDA not installed',
+      objects: () => without(preparedObjects(), 'CustomResourceDefinition', 'scaledobjects.keda.sh'),
+      reason: /^KEDA not installed/,
+    },
+    {
+      case: 'no ScaledObject',
+      objects: () => without(preparedObjects(), 'ScaledObject'),
+      reason: /^no ScaledObject in namespace default targets Deployment vllm-inference-app/,
+    },
+    {
+      case: 'a ScaledObject that is not Ready',
+      objects: () => replace(preparedObjects(), 'ScaledObject', scaledObject('False')),
+      reason: /^ScaledObject not Ready: vllm-scaler Ready=False \(triggers failed\)/,
+    },
+  ])('fails with $case', async ({ objects, reason }) => {
+    // Act
+    const result = await run(kedaScaledObject, preparedContext({ objects: objects() }));
+
+    // Assess
+    expect(result.status).toBe('fail');
+    expect(result.reason).toMatch(reason);
+  });
+});
+
+describe('Check: karpenter-do-not-disrupt', () => {
+  it('warns when the Pod template lacks the annotation', async () => {
+    // Prepare
+    const deployment = structuredClone(vllmDeployment(DEPLOYMENT_INPUT));
+    const meta = (deployment.spec as { template: { metadata: { annotations: Record<string, string> } } }).template
+      .metadata;
+    delete meta.annotations['karpenter.sh/do-not-disrupt'];
+
+    // Act
+    const result = await run(
+      karpenterDoNotDisrupt,
+      preparedContext({ objects: replace(preparedObjects(), 'Deployment', deployment) }),
+    );
+
+    // Assess
+    expect(result.status).toBe('warn');
+    expect(result.reason).toBe(
+      'the Pod template has no karpenter.sh/do-not-disrupt annotation: Karpenter consolidation may evict a serving replica',
+    );
+  });
+});
+
+describe('Check: load-test', () => {
+  it('passes when only the memory flags changed since the calibration, naming them', async () => {
+    // Prepare
+    const measured = vllmDeployment(DEPLOYMENT_INPUT);
+    const live = deploymentWith({ gpuMemoryUtilization: 0.95 });
+    const context = preparedContext({
+      objects: replace(preparedObjects(), 'Deployment', live),
+      history: new FakeHistory([calibrationRecord(measured)]),
+    });
+
+    // Act
+    const result = await run(loadTest, context);
+
+    // Assess
+    expect(result.status).toBe('pass');
+    expect(result.reason).toMatch(/same image, model, GPU and vLLM args .*--gpu-memory-utilization: 0.85 → 0.95/);
+  });
+
+  it.each([
+    {
+      case: 'no record',
+      history: () => new FakeHistory([]),
+      reason: /^no calibration record for vllm-twin\/default\/vllm-inference-app/,
+    },
+    {
+      case: 'a record of another image',
+      history: () => new FakeHistory([calibrationRecord(deploymentWith({ image: 'vllm/vllm-openai:v0.9.2' }))]),
+      reason:
+        /^stale: calibration calib-1 of .* measured a different spec: image: vllm\/vllm-openai:v0.9.2 → vllm\/vllm-openai:v0.11.0/,
+    },
+    {
+      case: 'a record with other args',
+      history: () => new FakeHistory([calibrationRecord(deploymentWith({ maxNumSeqs: 64 }))]),
+      reason: /^stale: .*--max-num-seqs: 64 → \(unset\)/,
+    },
+  ])('warns with $case', async ({ history, reason }) => {
+    // Act
+    const result = await run(loadTest, preparedContext({ history: history() }));
+
+    // Assess
+    expect(result.status).toBe('warn');
+    expect(result.reason).toMatch(reason);
+  });
+});
+
+describe('Check: warmup', () => {
+  it.each([
+    {
+      case: 'the template does not automate warmup',
+      objects: () => replace(preparedObjects(), 'Deployment', deploymentWith({ warmup: false })),
+      metrics: healthyMetrics,
+      reason: /^the Pod template does not automate warmup/,
+    },
+    {
+      case: 'a Pod served fewer requests than the warmup',
+      objects: preparedObjects,
+      metrics: () => {
+        const metrics = healthyMetrics();
+        const rule = metrics.instantRules.find((r) => r.match.source.includes('request_success'));
+        if (rule && !(rule.samples instanceof Error))
+          rule.samples = rule.samples.map((s, i) => ({ ...s, value: i === 0 ? 40 : 150 }));
+        return metrics;
+      },
+      reason: new RegExp(`served fewer than 100 requests: ${PODS[0]} \\(40\\)$`),
+    },
+  ])('warns when $case', async ({ objects, metrics, reason }) => {
+    // Act
+    const result = await run(warmup, preparedContext({ objects: objects(), metrics: metrics() }));
+
+    // Assess
+    expect(result.status).toBe('warn');
+    expect(result.reason).toMatch(reason);
+  });
+
+  it('reads the request count through the Pod proxy when AMP has none', async () => {
+    // Prepare
+    const objects = preparedObjects();
+    const cluster = new FakeCluster(objects, new Map(PODS.map((p) => [`default/${p}/metrics`, VLLM_EXPOSITION])));
+
+    // Act
+    const result = await run(warmup, preparedContext({ objects, cluster, metrics: withMetrics(/request_success/) }));
+
+    // Assess
+    expect(result.status).toBe('pass');
+    expect(result.reason).toMatch(/served at least 100 requests \(fewest 120\)$/);
+  });
+});
+
+describe('Check: gpu-memory-settings', () => {
+  it.each([
+    {
+      case: '--gpu-memory-utilization above 0.9',
+      input: { gpuMemoryUtilization: 0.95 },
+      status: 'warn',
+      reason:
+        /--gpu-memory-utilization 0.95 is above 0.9 \(OOM risk; the guide recommends 0.85\); differs from calibration calib-1: --gpu-memory-utilization: 0.85 → 0.95 \(recalibrate\)/,
+    },
+    {
+      case: '--max-model-len missing',
+      input: { extraArgs: [] },
+      status: 'fail',
+      reason: /^--max-model-len is not set: vLLM reserves KV cache for the model's maximum context/,
+      dropMaxModelLen: true,
+    },
+  ])('$status with $case', async ({ input, status, reason, dropMaxModelLen }) => {
+    // Prepare
+    const live = structuredClone(deploymentWith(input));
+    if (dropMaxModelLen === true) {
+      const container = (live.spec as { template: { spec: { containers: Array<{ args: string[] }> } } }).template.spec
+        .containers[0] as { args: string[] };
+      const at = container.args.indexOf('--max-model-len');
+      container.args.splice(at, 2);
+    }
+    const context = preparedContext({
+      objects: replace(preparedObjects(), 'Deployment', live),
+      history: new FakeHistory([calibrationRecord(vllmDeployment(DEPLOYMENT_INPUT))]),
+    });
+
+    // Act
+    const result = await run(gpuMemorySettings, context);
+
+    // Assess
+    expect(result.status).toBe(status);
+    expect(result.reason).toMatch(reason);
+  });
+
+  it("passes with a note when --gpu-memory-utilization is left at vLLM's default", async () => {
+    // Prepare
+    const live = structuredClone(vllmDeployment(DEPLOYMENT_INPUT));
+    const container = (live.spec as { template: { spec: { containers: Array<{ args: string[] }> } } }).template.spec
+      .containers[0] as { args: string[] };
+    container.args.splice(container.args.indexOf('--gpu-memory-utilization'), 2);
+
+    // Act
+    const result = await run(
+      gpuMemorySettings,
+      preparedContext({ objects: replace(preparedObjects(), 'Deployment', live), history: new FakeHistory() }),
+    );
+
+    // Assess
+    expect(result.status).toBe('pass');
+    expect(result.reason).toBe(
+      "--max-model-len 8192; --gpu-memory-utilization not set (vLLM's default 0.9; the guide recommends 0.85)",
+    );
+  });
+});
+
+describe('Check: scale-cycle', () => {
+  it.each([
+    {
+      case: 'no series',
+      points: [] as number[],
+      reason: /^no serving Pods of vllm-inference-app in AMP over the last 7 d/,
+    },
+    {
+      case: 'a constant count',
+      points: [2, 2, 2],
+      reason: /^no scale-out followed by a scale-in in the last 7 d \(serving Pods between 2 and 2\)/,
+    },
+    { case: 'a scale-out only', points: [1, 2, 3], reason: /between 1 and 3/ },
+  ])('warns with $case', async ({ points, reason }) => {
+    // Prepare
+    const metrics = new FakeMetrics(
+      [],
+      [
+        {
+          match: /^count/,
+          series:
+            points.length === 0
+              ? []
+              : [{ labels: {}, points: points.map((value, i) => ({ timestampMs: i * 60_000, value })) }],
+        },
+      ],
+    );
+
+    // Act
+    const result = await run(scaleCycle, preparedContext({ metrics }));
+
+    // Assess
+    expect(result.status).toBe('warn');
+    expect(result.reason).toMatch(reason);
+  });
+
+  it('names the times and counts of the cycle it found', async () => {
+    // Act
+    const result = await run(scaleCycle, preparedContext());
+
+    // Assess
+    expect(result.reason).toBe(
+      'scaled out from 1 to 3 serving Pods at 2025-06-02T07:20:00.000Z and back in to 2 at 2025-06-02T07:40:00.000Z',
+    );
+  });
+});
+
+describe('Function: findScaleCycle', () => {
+  it.each([
+    { case: 'down then up then down', values: [3, 1, 2, 1], expected: { before: 1, out: 2, in: 1 } },
+    { case: 'only down', values: [3, 2, 1], expected: undefined },
+    { case: 'a plateau before the fall', values: [1, 2, 2, 2, 1], expected: { before: 1, out: 2, in: 1 } },
+  ])('$case', ({ values, expected }) => {
+    // Act
+    const cycle = findScaleCycle(values.map((value, i) => ({ timestampMs: i, value })));
+
+    // Assess
+    expect(
+      cycle === undefined ? undefined : { before: cycle.before.value, out: cycle.out.value, in: cycle.in.value },
+    ).toEqual(expected);
+  });
+});
+
+// The target the fakes describe, for readers of the reasons above.
+void TARGET;

@@ -1,0 +1,101 @@
+import { VLLM } from '../../metrics/names.js';
+import { vllmSelector } from '../../metrics/promql.js';
+import { CHECK_IDS, type PreflightCheck } from '../types.js';
+import { seriesEvidence, signalOf } from '../workload.js';
+
+interface Point {
+  timestampMs: number;
+  value: number;
+}
+
+/** A scale-out (the count rose above an earlier value) followed later by a scale-in (it fell again). */
+export interface ScaleCycle {
+  before: Point;
+  out: Point;
+  in: Point;
+}
+
+/**
+ * Finds the first scale-out followed by a scale-in in a series of serving-Pod counts: a point above the lowest count
+ * seen before it, then a later point below the highest count seen since that scale-out.
+ */
+export function findScaleCycle(points: readonly Point[]): ScaleCycle | undefined {
+  let low: Point | undefined;
+  for (let i = 0; i < points.length; i++) {
+    const point = points[i] as Point;
+    if (low === undefined || point.value < low.value) {
+      low = point;
+      continue;
+    }
+    if (point.value <= low.value) continue;
+    let peak = point;
+    for (let j = i + 1; j < points.length; j++) {
+      const later = points[j] as Point;
+      if (later.value > peak.value) peak = later;
+      else if (later.value < peak.value) return { before: low, out: peak, in: later };
+    }
+    return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Item 11: within the lookback, AMP shows the Deployment's serving Pods (those exposing
+ * vllm:num_requests_running) growing and shrinking again: KEDA and Karpenter scaled out and back in at least once.
+ */
+export const scaleCycle: PreflightCheck = {
+  id: CHECK_IDS.scaleCycle,
+  item: 11,
+  title: 'Scale out → scale in cycle observed',
+  async run(context) {
+    const { settings, target } = context;
+    const query = `count(${vllmSelector(target, VLLM.numRequestsRunning)})`;
+    const endMs = context.clock.now();
+    const startMs = endMs - settings.scaleCycleLookbackSeconds * 1000;
+    const series = await context.metrics.range(query, {
+      startMs,
+      endMs,
+      stepSeconds: settings.scaleCycleStepSeconds,
+      ...signalOf(context),
+    });
+    const points = (series[0]?.points ?? []).filter((p) => Number.isFinite(p.value));
+    const lookback = describeSeconds(settings.scaleCycleLookbackSeconds);
+    const counts = points.map((p) => p.value);
+    const range = counts.length === 0 ? null : { min: Math.min(...counts), max: Math.max(...counts) };
+    const cycle = findScaleCycle(points);
+    const fix = `Drive load past the ScaledObject's threshold and stop it (e.g. a calibration run, or vllm-pilot twin load on the twin), then watch kubectl -n ${target.namespace} get hpa,pods -w scale out and back in`;
+    const at = (p: Point) => new Date(p.timestampMs).toISOString();
+    if (cycle === undefined) {
+      return {
+        status: 'warn',
+        reason:
+          range === null
+            ? `no serving Pods of ${target.deployment} in AMP over the last ${lookback}: no scale-out → scale-in cycle observed`
+            : `no scale-out followed by a scale-in in the last ${lookback} (serving Pods between ${range.min} and ${range.max})`,
+        evidence: [seriesEvidence(query, series.length, { startMs, endMs, points: points.length, ...(range ?? {}) })],
+        fix,
+      };
+    }
+    return {
+      status: 'pass',
+      reason: `scaled out from ${cycle.before.value} to ${cycle.out.value} serving Pods at ${at(cycle.out)} and back in to ${cycle.in.value} at ${at(cycle.in)}`,
+      evidence: [
+        seriesEvidence(query, series.length, {
+          startMs,
+          endMs,
+          points: points.length,
+          before: { at: at(cycle.before), pods: cycle.before.value },
+          scaledOut: { at: at(cycle.out), pods: cycle.out.value },
+          scaledIn: { at: at(cycle.in), pods: cycle.in.value },
+        }),
+      ],
+    };
+  },
+};
+
+function describeSeconds(seconds: number): string {
+  if (seconds % 86_400 === 0) return `${seconds / 86_400} d`;
+  if (seconds % 3_600 === 0) return `${seconds / 3_600} h`;
+  if (seconds % 60 === 0) return `${seconds / 60} min`;
+  return `${seconds} s`;
+}

@@ -1,0 +1,212 @@
+/**
+ * What several checks read about the target: its Deployment, Pod template, vLLM container and args, Ready Pods,
+ * and the helpers that turn what they saw into evidence.
+ */
+import { gpuCount, vllmContainer, type TemplateContainer } from '../calibration/provenance.js';
+import type { KubeObject, ObjectRef } from '../kube/types.js';
+import { PreflightDeploymentNotFoundError, PreflightPodTemplateInvalidError } from './errors.js';
+import type { Evidence, PreflightContext } from './types.js';
+
+/** vLLM's defaults for the flags the checks read (vllm/engine/arg_utils.py). */
+export const VLLM_ARG_DEFAULTS = { gpuMemoryUtilization: 0.9, port: 8000 } as const;
+export const VLLM_ARGS = {
+  gpuMemoryUtilization: '--gpu-memory-utilization',
+  maxModelLen: '--max-model-len',
+  servedModelName: '--served-model-name',
+  model: '--model',
+  port: '--port',
+} as const;
+
+export interface PodTemplate {
+  annotations: Record<string, string>;
+  labels: Record<string, string>;
+  containers: TemplateContainer[];
+  /** The template as found, for hashing. */
+  raw: unknown;
+}
+
+/** The Deployment under check, as a reference for evidence. */
+export function deploymentRef(context: PreflightContext): ObjectRef {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    namespace: context.target.namespace,
+    name: context.target.deployment,
+  };
+}
+
+/** The live Deployment; throws PreflightDeploymentNotFoundError when there is none. */
+export async function loadDeployment(context: PreflightContext): Promise<KubeObject> {
+  const deployment = await context.cluster.get(deploymentRef(context));
+  if (deployment === undefined)
+    throw new PreflightDeploymentNotFoundError(context.target.namespace, context.target.deployment);
+  return deployment;
+}
+
+/** The Deployment's Pod template; throws PreflightPodTemplateInvalidError without containers. */
+export function podTemplateOf(deployment: KubeObject): PodTemplate {
+  const raw = (deployment.spec as { template?: unknown } | undefined)?.template;
+  const template = (raw ?? {}) as {
+    metadata?: { annotations?: Record<string, string>; labels?: Record<string, string> };
+    spec?: { containers?: TemplateContainer[] };
+  };
+  const containers = template.spec?.containers ?? [];
+  if (!Array.isArray(containers) || containers.length === 0)
+    throw new PreflightPodTemplateInvalidError(deployment.metadata.name, 'spec.template.spec.containers is empty');
+  return {
+    annotations: template.metadata?.annotations ?? {},
+    labels: template.metadata?.labels ?? {},
+    containers,
+    raw,
+  };
+}
+
+/** The vLLM container of a template (shared/calibration/provenance.ts's rule: named `vllm`, else mentions vllm). */
+export function vllmContainerOf(template: PodTemplate): TemplateContainer {
+  return vllmContainer(template.containers);
+}
+
+export { gpuCount };
+
+/** The argument list of the vLLM container as vLLM sees it (`args`, else `command`), as provenance records it. */
+export function argsOf(container: TemplateContainer): string[] {
+  return [...(container.args ?? container.command ?? [])];
+}
+
+/**
+ * vLLM's flags as argparse reads them: `--flag value` or `--flag=value`; a flag followed by another flag (or by
+ * nothing) is a switch with value `true`. Positional words (`vllm serve <model>`) are kept under `_`.
+ */
+export function parseVllmArgs(args: readonly string[]): Map<string, string> {
+  const flags = new Map<string, string>();
+  const positional: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const token = args[i] as string;
+    if (!token.startsWith('--')) {
+      positional.push(token);
+      continue;
+    }
+    const eq = token.indexOf('=');
+    if (eq >= 0) {
+      flags.set(token.slice(0, eq), token.slice(eq + 1));
+      continue;
+    }
+    const next = args[i + 1];
+    if (next === undefined || next.startsWith('--')) flags.set(token, 'true');
+    else {
+      flags.set(token, next);
+      i += 1;
+    }
+  }
+  if (positional.length > 0) flags.set('_', positional.join(' '));
+  return flags;
+}
+
+/** The model a vLLM container serves: `--served-model-name`, else `--model`, else `serve <model>`. */
+export function servedModelOf(args: readonly string[]): string | undefined {
+  const flags = parseVllmArgs(args);
+  const positional = flags.get('_')?.split(' ');
+  const serveIndex = positional?.indexOf('serve') ?? -1;
+  const fromServe = serveIndex >= 0 ? positional?.[serveIndex + 1] : undefined;
+  return flags.get(VLLM_ARGS.servedModelName) ?? flags.get(VLLM_ARGS.model) ?? fromServe;
+}
+
+/** The port the vLLM server listens on in the Pod: `--port`, else vLLM's default 8000. */
+export function vllmPortOf(container: TemplateContainer): number {
+  const port = Number(parseVllmArgs(argsOf(container)).get(VLLM_ARGS.port));
+  return Number.isInteger(port) && port > 0 ? port : VLLM_ARG_DEFAULTS.port;
+}
+
+/** Whether a Pod's Ready condition is True (and it is not being deleted). */
+export function isPodReady(pod: KubeObject): boolean {
+  if (pod.metadata.deletionTimestamp !== undefined) return false;
+  const conditions = (pod.status as { conditions?: Array<{ type?: string; status?: string }> } | undefined)?.conditions;
+  return (conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+}
+
+/** The Deployment's Pods (by its selector's matchLabels) and those of them that are Ready. */
+export async function deploymentPods(
+  context: PreflightContext,
+  deployment: KubeObject,
+): Promise<{ pods: KubeObject[]; ready: KubeObject[] }> {
+  const selector = (deployment.spec as { selector?: { matchLabels?: Record<string, string> } } | undefined)?.selector
+    ?.matchLabels;
+  const pods = await context.cluster.listPods(context.target.namespace, selector ?? {});
+  // A shared selector could match another Deployment's Pods: keep the ones named after this Deployment.
+  const own = pods.filter((pod) => pod.metadata.name.startsWith(`${context.target.deployment}-`));
+  return { pods: own, ready: own.filter(isPodReady) };
+}
+
+/** Evidence: an object that was (or was not) found. */
+export function objectEvidence(ref: ObjectRef, found: boolean, detail?: Record<string, unknown>): Evidence {
+  return { kind: 'object', ref, found, ...(detail === undefined ? {} : { detail }) };
+}
+
+/** Evidence: a query and how many series it returned. */
+export function seriesEvidence(query: string, series: number, detail?: Record<string, unknown>): Evidence {
+  return { kind: 'series', query, series, ...(detail === undefined ? {} : { detail }) };
+}
+
+/** Evidence: a setting and its value. */
+export function settingEvidence(
+  name: string,
+  value: string | number | boolean | null,
+  detail?: Record<string, unknown>,
+): Evidence {
+  return { kind: 'setting', name, value, ...(detail === undefined ? {} : { detail }) };
+}
+
+/** `a, b and c` */
+export function listText(items: readonly string[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1] ?? ''}`;
+}
+
+/** `1 Pod`, `2 Pods` */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/**
+ * The sum of a metric's samples in a Prometheus text exposition (one Pod's /metrics), or undefined when the
+ * metric is absent. Enough for counters and gauges; histograms are asked for by their `_count` name.
+ */
+export function sumOfMetric(exposition: string, metric: string): number | undefined {
+  let total: number | undefined;
+  for (const line of exposition.split('\n')) {
+    if (!line.startsWith(metric)) continue;
+    const rest = line.slice(metric.length);
+    if (!(rest.startsWith('{') || rest.startsWith(' '))) continue;
+    const valueText = rest.startsWith('{') ? rest.slice(rest.lastIndexOf('}') + 1).trim() : rest.trim();
+    const value = Number(valueText.split(/\s+/)[0]);
+    if (Number.isFinite(value)) total = (total ?? 0) + value;
+  }
+  return total;
+}
+
+/** The context's abort signal as an options object (absent when there is none). */
+export function signalOf(context: PreflightContext): { signal?: AbortSignal } {
+  return context.signal === undefined ? {} : { signal: context.signal };
+}
+
+/** A Pod as an evidence reference. */
+export function podRef(pod: KubeObject): ObjectRef {
+  return { apiVersion: 'v1', kind: 'Pod', namespace: pod.metadata.namespace ?? '', name: pod.metadata.name };
+}
+
+/** A Pod's /metrics read through the API server's Pod proxy, or the error that kept it from being read. */
+export async function readPodMetrics(
+  context: PreflightContext,
+  pod: KubeObject,
+  port: number,
+): Promise<{ text: string } | { error: string }> {
+  try {
+    const text = await context.cluster.proxyGet(
+      { namespace: context.target.namespace, pod: pod.metadata.name, port, path: '/metrics' },
+      signalOf(context),
+    );
+    return { text };
+  } catch (error) {
+    return { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+  }
+}
