@@ -1,0 +1,58 @@
+/**
+ * Names the stack's parts share: CloudFormation logical ids, serverless function keys, and the ids osls derives
+ * from a function key (osls lib/plugins/aws/lib/naming.js: `<Key>LambdaFunction`, `<Key>LogGroup`).
+ */
+import { CALIBRATION_FUNCTIONS, type CalibrationFunctionName } from '../../functions/calibration/handlers.js';
+
+/** A CloudFormation value: a literal or an intrinsic function. */
+export type CfnValue = string | { Ref: string } | { 'Fn::GetAtt': [string, string] } | { 'Fn::Sub': string };
+
+/** Logical ids of the resources this stack defines itself (serverless.yml refers to them with !Ref / !GetAtt). */
+export const LOGICAL_IDS = {
+  alertTopic: 'AlertTopic',
+  calibrationTopic: 'CalibrationTopic',
+  preflightTopic: 'PreflightTopic',
+  alertStateTable: 'AlertStateTable',
+  historyTable: 'CalibrationHistoryTable',
+  reportBucket: 'ReportBucket',
+  reportBucketPolicy: 'ReportBucketPolicy',
+  slackDeadLetterQueue: 'SlackNotifierDeadLetterQueue',
+  /** serverless-step-functions names the state machine resource by its `id` in serverless.yml. */
+  stateMachine: 'CalibrationStateMachine',
+  stateMachineRole: 'CalibrationStateMachineRole',
+} as const;
+
+/** The serverless.yml keys of the functions written out there (the calibration ones are generated). */
+export const MAIN_FUNCTIONS = ['metricsCollector', 'alertEvaluator', 'slackNotifier', 'preflight'] as const;
+export type MainFunctionKey = (typeof MAIN_FUNCTIONS)[number];
+
+/** The calibration task names, in CALIBRATION_FUNCTIONS order (the state machine's order of first use). */
+export const CALIBRATION_TASKS = Object.keys(CALIBRATION_FUNCTIONS) as CalibrationFunctionName[];
+
+/** The serverless function key of a calibration task: `calibration` + its name (`calibrationDeploy`). */
+export function calibrationFunctionKey(task: CalibrationFunctionName): string {
+  return `calibration${upperFirst(task)}`;
+}
+
+/** osls' logical id of a function's AWS::Lambda::Function. */
+export function lambdaLogicalId(functionKey: string): string {
+  return `${normalized(functionKey)}LambdaFunction`;
+}
+
+/** osls' logical id of a function's log group (`/aws/lambda/<function name>`). */
+export function logGroupLogicalId(functionKey: string): string {
+  return `${normalized(functionKey)}LogGroup`;
+}
+
+/** Our logical id of a function's own role. */
+export function roleLogicalId(functionKey: string): string {
+  return `${normalized(functionKey)}Role`;
+}
+
+function normalized(functionKey: string): string {
+  return upperFirst(functionKey.replace(/-/g, 'Dash').replace(/_/g, 'Underscore'));
+}
+
+function upperFirst(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -1,0 +1,31 @@
+// osls loads `${file(...)}` JavaScript with require(), so this shim is CommonJS: it imports stack.ts through tsx
+// (a runtime dependency) and hands serverless.yml the generated pieces. Each export is resolved by osls with
+// { resolveConfigurationProperty }; the stack is built once per osls run from `custom.stack`.
+'use strict';
+
+let built;
+
+function stack({ resolveConfigurationProperty }) {
+  built ??= (async () => {
+    const { tsImport } = await import('tsx/esm/api');
+    const { buildStack } = await tsImport('../stack.ts', __filename);
+    return buildStack(await resolveConfigurationProperty(['custom', 'stack']));
+  })().catch((error) => {
+    // osls asks again once the parameters can be resolved (an early pass throws MISSING_VARIABLE_DEPENDENCY).
+    built = undefined;
+    throw error;
+  });
+  return built;
+}
+
+const piece = (name) => async (context) => (await stack(context))[name];
+
+module.exports = {
+  calibrationFunctions: piece('calibrationFunctions'),
+  resources: piece('resources'),
+  definitionSubstitutions: piece('definitionSubstitutions'),
+  slackSubscription: piece('slackSubscription'),
+  targets: piece('targets'),
+  preflightSettings: piece('preflightSettings'),
+  stateMachineRoleArn: piece('stateMachineRoleArn'),
+};

@@ -1,0 +1,247 @@
+/**
+ * Least privilege, written once: what each function may do (a list of capabilities), and what each capability is
+ * in IAM (actions on one resource). Every function gets its own role with exactly its capabilities plus writing its
+ * own log group; test/stack.test.ts reads the packaged template back and checks it.
+ */
+import type { CalibrationFunctionName } from '../../functions/calibration/handlers.js';
+import { LOGICAL_IDS, type CfnValue } from './names.js';
+import type { StackSettings } from './settings.js';
+
+/** An IAM policy statement as CloudFormation takes it. */
+export interface IamStatement {
+  Sid: string;
+  Effect: 'Allow';
+  Action: string[];
+  Resource: CfnValue | CfnValue[];
+  Condition?: Record<string, Record<string, CfnValue>>;
+}
+
+interface Capability {
+  /** Why a function holds it, in one line (the README lists these). */
+  why: string;
+  statement: (settings: StackSettings) => IamStatement;
+}
+
+const sub = (text: string): CfnValue => ({ 'Fn::Sub': text });
+const arn = (logicalId: string): CfnValue => ({ 'Fn::GetAtt': [logicalId, 'Arn'] });
+const workspaceArn = (settings: StackSettings) =>
+  sub(`arn:\${AWS::Partition}:aps:${settings.ampRegion}:\${AWS::AccountId}:workspace/${settings.ampWorkspaceId}`);
+
+/** Every capability a function of this stack may hold. */
+export const CAPABILITIES = {
+  ampQuery: {
+    why: 'PromQL instant and range queries against the AMP workspace',
+    statement: (settings) => ({
+      Sid: 'QueryAmpWorkspace',
+      Effect: 'Allow',
+      Action: ['aps:QueryMetrics'],
+      Resource: workspaceArn(settings),
+    }),
+  },
+  ampListRules: {
+    why: "read the workspace's alerting rule groups (GET api/v1/rules)",
+    statement: (settings) => ({
+      Sid: 'ListAmpRules',
+      Effect: 'Allow',
+      Action: ['aps:ListRules'],
+      Resource: workspaceArn(settings),
+    }),
+  },
+  eksDescribeCluster: {
+    why: "the cluster's endpoint and CA for the Kubernetes client (API access itself comes from an EKS access entry)",
+    statement: (settings) => ({
+      Sid: 'DescribeTargetClusters',
+      Effect: 'Allow',
+      Action: ['eks:DescribeCluster'],
+      Resource: settings.clusters.map((cluster) =>
+        sub(`arn:\${AWS::Partition}:eks:\${AWS::Region}:\${AWS::AccountId}:cluster/${cluster}`),
+      ),
+    }),
+  },
+  cloudWatchPutMetricData: {
+    why: 'publish the collected metrics, only into the configured namespace',
+    // PutMetricData has no resource type (AWS Service Authorization Reference, CloudWatch): "*" is the only
+    // Resource AWS accepts, so the `cloudwatch:namespace` condition is what narrows it.
+    statement: (settings) => ({
+      Sid: 'PutMetricsInOwnNamespace',
+      Effect: 'Allow',
+      Action: ['cloudwatch:PutMetricData'],
+      Resource: '*',
+      Condition: { StringEquals: { 'cloudwatch:namespace': settings.cloudWatchNamespace } },
+    }),
+  },
+  publishAlerts: {
+    why: 'publish alert notifications',
+    statement: () => ({
+      Sid: 'PublishAlerts',
+      Effect: 'Allow',
+      Action: ['sns:Publish'],
+      Resource: { Ref: LOGICAL_IDS.alertTopic },
+    }),
+  },
+  publishPreflight: {
+    why: 'publish the preflight summary when a check fails',
+    statement: () => ({
+      Sid: 'PublishPreflightSummary',
+      Effect: 'Allow',
+      Action: ['sns:Publish'],
+      Resource: { Ref: LOGICAL_IDS.preflightTopic },
+    }),
+  },
+  alertStateReadWrite: {
+    why: "read a target's alert states (Query) and claim/commit notifications (conditional UpdateItem)",
+    statement: () => ({
+      Sid: 'ReadWriteAlertState',
+      Effect: 'Allow',
+      Action: ['dynamodb:Query', 'dynamodb:UpdateItem'],
+      Resource: arn(LOGICAL_IDS.alertStateTable),
+    }),
+  },
+  historyWrite: {
+    why: 'write the calibration record (conditional PutItem; GetItem to accept a retried identical write)',
+    statement: () => ({
+      Sid: 'WriteCalibrationHistory',
+      Effect: 'Allow',
+      Action: ['dynamodb:PutItem', 'dynamodb:GetItem'],
+      Resource: arn(LOGICAL_IDS.historyTable),
+    }),
+  },
+  historyRead: {
+    why: "find a deployment's latest calibration record (Query)",
+    statement: () => ({
+      Sid: 'ReadCalibrationHistory',
+      Effect: 'Allow',
+      Action: ['dynamodb:Query'],
+      Resource: arn(LOGICAL_IDS.historyTable),
+    }),
+  },
+  reportWrite: {
+    why: 'upload the calibration report and chart under the calibrations/ prefix',
+    statement: () => ({
+      Sid: 'WriteCalibrationReports',
+      Effect: 'Allow',
+      Action: ['s3:PutObject'],
+      Resource: sub(`\${${LOGICAL_IDS.reportBucket}.Arn}/${REPORT_PREFIX}*`),
+    }),
+  },
+  slackSecretRead: {
+    why: 'read the Slack webhook URL',
+    statement: (settings) => ({
+      Sid: 'ReadSlackWebhookSecret',
+      Effect: 'Allow',
+      Action: ['secretsmanager:GetSecretValue'],
+      Resource: settings.slackWebhookSecretArn,
+    }),
+  },
+  slackDeadLetter: {
+    why: 'keep an alert Slack refused (the on-failure destination sends with the function role)',
+    statement: () => ({
+      Sid: 'SendUndeliveredAlerts',
+      Effect: 'Allow',
+      Action: ['sqs:SendMessage'],
+      Resource: arn(LOGICAL_IDS.slackDeadLetterQueue),
+    }),
+  },
+} as const satisfies Record<string, Capability>;
+
+export type CapabilityName = keyof typeof CAPABILITIES;
+
+/** Where the calibration functions put reports (functions/calibration/deps.ts defaultReportPrefix). */
+export const REPORT_PREFIX = 'calibrations/';
+
+/** The four scheduled or subscribed functions. */
+export const FUNCTION_CAPABILITIES = {
+  metricsCollector: ['ampQuery', 'cloudWatchPutMetricData'],
+  alertEvaluator: ['ampQuery', 'publishAlerts', 'alertStateReadWrite'],
+  slackNotifier: ['slackSecretRead', 'slackDeadLetter'],
+  preflight: ['ampQuery', 'ampListRules', 'eksDescribeCluster', 'historyRead', 'publishPreflight'],
+} as const satisfies Record<string, readonly CapabilityName[]>;
+
+/**
+ * The calibration tasks, read from their code (functions/calibration/<name>.ts and the ports in deps.ts):
+ * `deps.cluster` needs eks:DescribeCluster, `deps.metricsSource` AMP, `deps.reports` S3, `deps.history` DynamoDB.
+ * Keyed by CALIBRATION_FUNCTIONS' names, so a new task does not compile until its permissions are written here.
+ */
+export const CALIBRATION_CAPABILITIES: Record<CalibrationFunctionName, readonly CapabilityName[]> = {
+  validateInput: [],
+  deploy: ['eksDescribeCluster'],
+  checkRollout: ['eksDescribeCluster'],
+  startWarmup: ['eksDescribeCluster'],
+  checkJob: ['eksDescribeCluster'],
+  readinessGate: ['eksDescribeCluster', 'ampQuery'],
+  planNextStep: [],
+  startLoadStep: ['eksDescribeCluster'],
+  measureStep: ['eksDescribeCluster', 'ampQuery'],
+  analyze: [],
+  applyThresholds: ['eksDescribeCluster'],
+  dryRun: ['eksDescribeCluster'],
+  storeReport: ['eksDescribeCluster', 'reportWrite', 'historyWrite'],
+  cleanup: ['eksDescribeCluster'],
+};
+
+/** A Lambda function's role: assumed by Lambda only, writing its own log group, plus its capabilities. */
+export function lambdaRole(
+  settings: StackSettings,
+  logGroupLogicalId: string,
+  capabilities: readonly CapabilityName[],
+): Record<string, unknown> {
+  const statements: IamStatement[] = [
+    {
+      Sid: 'WriteOwnLogs',
+      Effect: 'Allow',
+      Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      // The log group's Arn attribute ends in ":*", which covers its log streams.
+      Resource: arn(logGroupLogicalId),
+    },
+    ...capabilities.map((name) => CAPABILITIES[name].statement(settings)),
+  ];
+  return role({ Service: 'lambda.amazonaws.com' }, statements);
+}
+
+/** The state machine's role: invoke exactly the calibration functions, publish to the calibration topic. */
+export function stateMachineRole(functionLogicalIds: readonly string[]): Record<string, unknown> {
+  // Step Functions documents aws:SourceAccount in its trust policy (confused-deputy prevention); Lambda does not.
+  const sameAccount = { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } };
+  return role(
+    { Service: 'states.amazonaws.com' },
+    [
+      {
+        Sid: 'InvokeCalibrationFunctions',
+        Effect: 'Allow',
+        Action: ['lambda:InvokeFunction'],
+        Resource: functionLogicalIds.map(arn),
+      },
+      {
+        Sid: 'PublishCalibrationOutcome',
+        Effect: 'Allow',
+        Action: ['sns:Publish'],
+        Resource: { Ref: LOGICAL_IDS.calibrationTopic },
+      },
+    ],
+    sameAccount,
+  );
+}
+
+function role(
+  principal: { Service: string },
+  statements: IamStatement[],
+  condition?: IamStatement['Condition'],
+): Record<string, unknown> {
+  return {
+    Type: 'AWS::IAM::Role',
+    Properties: {
+      AssumeRolePolicyDocument: {
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Effect: 'Allow',
+            Principal: principal,
+            Action: ['sts:AssumeRole'],
+            ...(condition === undefined ? {} : { Condition: condition }),
+          },
+        ],
+      },
+      Policies: [{ PolicyName: 'least-privilege', PolicyDocument: { Version: '2012-10-17', Statement: statements } }],
+    },
+  };
+}

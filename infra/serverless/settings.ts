@@ -1,0 +1,209 @@
+/**
+ * The stage parameters of serverless.yml (`params:` per stage, or `--param key=value`), checked once at package time
+ * so that a bad target or ARN fails `osls package` with the field named, not every Lambda invocation after deploy.
+ */
+import { z } from 'zod';
+import { ALERT_MESSAGE_ATTRIBUTES } from '../../shared/alerts/message.js';
+import { parseAlertTargets } from '../../shared/alerts/settings.js';
+import { namespaceProblem } from '../../shared/cloudwatch/validate.js';
+import { ConfigInvalidError } from '../../shared/config/errors.js';
+import { parseTargets } from '../../shared/config/targets.js';
+import { formatPath } from '../../shared/config/zodIssues.js';
+import { parsePreflightSettings } from '../../shared/preflight/settings.js';
+import { parsePreflightTargets } from '../../functions/preflight/config.js';
+import { StackSettingsInvalidError, type StackSettingsIssue } from './errors.js';
+
+/** What the stack is built from: the stage parameters, checked, with each function's view of the targets. */
+export interface StackSettings {
+  /** serverless.yml `service`: function names are `<service>-<stage>-<function>`. */
+  service: string;
+  stage: string;
+  /** The TARGETS variable of each function, as JSON: each function takes only the fields its parser accepts. */
+  targets: { metricsCollector: string; alertEvaluator: string; preflight: string };
+  /** The EKS clusters the targets name: the only clusters `eks:DescribeCluster` is allowed on. */
+  clusters: readonly string[];
+  ampWorkspaceId: string;
+  ampRegion: string;
+  slackWebhookSecretArn: string;
+  /** The SNS filter policy of the Slack subscription (on message attributes); undefined = every alert. */
+  slackFilterPolicy?: Record<string, unknown[]>;
+  cloudWatchNamespace: string;
+  /** PREFLIGHT_SETTINGS as JSON, or undefined for the checks' defaults. */
+  preflightSettings?: string;
+}
+
+/** The target fields each function's parser accepts, beyond the common ones (shared/config/targets.ts). */
+const COMMON_TARGET_FIELDS = ['name', 'cluster', 'namespace', 'deployment', 'model', 'clusterLabel'] as const;
+const TARGET_FIELDS = {
+  metricsCollector: COMMON_TARGET_FIELDS,
+  alertEvaluator: [...COMMON_TARGET_FIELDS, 'alerts'],
+  preflight: [...COMMON_TARGET_FIELDS, 'service', 'scaledObject'],
+} as const;
+const KNOWN_TARGET_FIELDS: ReadonlySet<string> = new Set(Object.values(TARGET_FIELDS).flat());
+
+const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+// AMP workspace ids are "ws-" and a UUID (AMP API reference, CreateWorkspace response).
+const WORKSPACE_ID = /^ws-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+// Secrets Manager ARNs end with "-" and six random characters that IAM needs to match the secret exactly.
+const SECRET_ARN =
+  /^arn:aws[a-z-]*:secretsmanager:[a-z]{2}(-[a-z]+)+-\d+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$/;
+// serverless service and stage names end up in Lambda function names (letters, digits, "-", "_").
+const NAME = /^[A-Za-z][A-Za-z0-9-]{0,40}$/;
+
+const jsonOrValue = (what: string) =>
+  z.union([
+    z.string().transform((text, ctx) => {
+      if (text.trim() === '') return undefined;
+      try {
+        return JSON.parse(text) as unknown;
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: `is not valid JSON (${(error as Error).message}); accepted: ${what}` });
+        return z.NEVER;
+      }
+    }),
+    z.record(z.string(), z.unknown()),
+    z.array(z.unknown()),
+    z.null().transform(() => undefined),
+  ]);
+
+const inputSchema = z.strictObject({
+  service: z.string({ error: 'is required: the serverless service name' }).regex(NAME, {
+    error: 'must be 1-41 letters, digits or "-", starting with a letter',
+  }),
+  stage: z.string({ error: 'is required: the stage' }).regex(NAME, {
+    error: 'must be 1-41 letters, digits or "-", starting with a letter',
+  }),
+  targets: jsonOrValue('a JSON array of targets'),
+  ampWorkspaceId: z.string({ error: 'is required: the AMP workspace id (ws-...)' }).regex(WORKSPACE_ID, {
+    error: 'must be an AMP workspace id: ws-<uuid>, e.g. ws-b226cc2a-a446-46a9-933a-ac50479a5568',
+  }),
+  ampRegion: z.string({ error: 'is required: the AMP workspace region' }).regex(REGION, {
+    error: 'must be an AWS region such as us-east-2',
+  }),
+  slackWebhookSecretArn: z
+    .string({ error: 'is required: the ARN of the secret holding the Slack webhook URL' })
+    .regex(SECRET_ARN, {
+      error:
+        'must be the full ARN of a Secrets Manager secret, with its 6-character suffix: arn:aws:secretsmanager:<region>:<account>:secret:<name>-AbCdEf',
+    }),
+  slackFilterPolicy: jsonOrValue('an SNS filter policy object').optional(),
+  cloudWatchNamespace: z.string({ error: 'is required: the CloudWatch namespace of the metrics' }),
+  preflightSettings: jsonOrValue('a JSON object of preflight settings').optional(),
+});
+
+/** Parses the stage parameters; throws StackSettingsInvalidError naming every bad parameter at once. */
+export function parseStackSettings(input: unknown): StackSettings {
+  const parsed = inputSchema.safeParse(input);
+  if (!parsed.success)
+    throw new StackSettingsInvalidError(
+      parsed.error.issues.map((issue) => ({ path: formatPath('', issue.path), message: issue.message })),
+    );
+  const vars = parsed.data;
+  const issues: StackSettingsIssue[] = [];
+
+  const namespace = namespaceProblem(vars.cloudWatchNamespace);
+  if (namespace !== undefined) issues.push({ path: 'cloudWatchNamespace', message: namespace });
+
+  const targets = targetViews(vars.targets, issues);
+  const slackFilterPolicy = filterPolicy(vars.slackFilterPolicy, issues);
+  let preflightSettings: string | undefined;
+  if (vars.preflightSettings !== undefined)
+    try {
+      parsePreflightSettings(vars.preflightSettings, 'preflightSettings');
+      preflightSettings = JSON.stringify(vars.preflightSettings);
+    } catch (error) {
+      issues.push({ path: 'preflightSettings', message: (error as Error).message });
+    }
+
+  if (issues.length > 0 || targets === undefined) throw new StackSettingsInvalidError(issues);
+  return {
+    service: vars.service,
+    stage: vars.stage,
+    targets: targets.views,
+    clusters: targets.clusters,
+    ampWorkspaceId: vars.ampWorkspaceId,
+    ampRegion: vars.ampRegion,
+    slackWebhookSecretArn: vars.slackWebhookSecretArn,
+    ...(slackFilterPolicy === undefined ? {} : { slackFilterPolicy }),
+    cloudWatchNamespace: vars.cloudWatchNamespace,
+    ...(preflightSettings === undefined ? {} : { preflightSettings }),
+  };
+}
+
+/**
+ * One `targets` parameter, three views: each function's parser is strict (a typo fails loudly), so each gets only
+ * the fields it reads, and each view is checked here with that function's own parser.
+ */
+function targetViews(
+  input: unknown,
+  issues: StackSettingsIssue[],
+): { views: StackSettings['targets']; clusters: string[] } | undefined {
+  if (!Array.isArray(input) || input.length === 0) {
+    issues.push({ path: 'targets', message: 'must be a non-empty JSON array of targets' });
+    return undefined;
+  }
+  const entries = input as unknown[];
+  entries.forEach((entry, index) => {
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return;
+    for (const key of Object.keys(entry))
+      if (!KNOWN_TARGET_FIELDS.has(key))
+        issues.push({
+          path: `targets[${index}].${key}`,
+          message: `is not a target field; accepted: ${[...KNOWN_TARGET_FIELDS].join(', ')}`,
+        });
+  });
+  const view = (fields: readonly string[]) =>
+    entries.map((entry) =>
+      entry !== null && typeof entry === 'object' && !Array.isArray(entry)
+        ? Object.fromEntries(Object.entries(entry).filter(([key]) => fields.includes(key)))
+        : entry,
+    );
+  const views = {
+    metricsCollector: JSON.stringify(view(TARGET_FIELDS.metricsCollector)),
+    alertEvaluator: JSON.stringify(view(TARGET_FIELDS.alertEvaluator)),
+    preflight: JSON.stringify(view(TARGET_FIELDS.preflight)),
+  };
+  const before = issues.length;
+  collect(issues, () => parseTargets(views.metricsCollector));
+  // The common fields are already reported once; the other parsers only add what is theirs.
+  if (issues.length === before) {
+    collect(issues, () => parseAlertTargets(views.alertEvaluator));
+    collect(issues, () => parsePreflightTargets(views.preflight));
+  }
+  if (issues.length > before) return undefined;
+  const clusters = [...new Set(parseTargets(views.metricsCollector).map((target) => target.cluster))];
+  return { views, clusters };
+}
+
+function collect(issues: StackSettingsIssue[], parse: () => unknown): void {
+  try {
+    parse();
+  } catch (error) {
+    if (!(error instanceof ConfigInvalidError)) throw error;
+    issues.push(...error.issues);
+  }
+}
+
+/** An SNS filter policy on the alert message attributes: a key SNS never sees would silently drop every alert. */
+function filterPolicy(input: unknown, issues: StackSettingsIssue[]): Record<string, unknown[]> | undefined {
+  if (input === undefined) return undefined;
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    issues.push({ path: 'slackFilterPolicy', message: 'must be a JSON object such as {"severity":["critical"]}' });
+    return undefined;
+  }
+  const policy: Record<string, unknown[]> = {};
+  for (const [key, value] of Object.entries(input)) {
+    if (!(ALERT_MESSAGE_ATTRIBUTES as readonly string[]).includes(key))
+      issues.push({
+        path: `slackFilterPolicy.${key}`,
+        message: `is not an alert message attribute; accepted: ${ALERT_MESSAGE_ATTRIBUTES.join(', ')}`,
+      });
+    else if (!Array.isArray(value) || value.length === 0)
+      issues.push({
+        path: `slackFilterPolicy.${key}`,
+        message: 'must be a non-empty array of values, e.g. ["critical"]',
+      });
+    else policy[key] = value as unknown[];
+  }
+  return Object.keys(policy).length === 0 ? undefined : policy;
+}

@@ -1,0 +1,595 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { loadAlertEvaluatorConfig } from '../functions/alert-evaluator/config.js';
+import { loadCalibrationConfig } from '../functions/calibration/config.js';
+import { CALIBRATION_FUNCTIONS, type CalibrationFunctionName } from '../functions/calibration/handlers.js';
+import { loadCollectorConfig } from '../functions/metrics-collector/config.js';
+import { loadPreflightConfig } from '../functions/preflight/config.js';
+import { loadSlackNotifierConfig } from '../functions/slack-notifier/config.js';
+import { StackSettingsInvalidError } from '../infra/serverless/errors.js';
+import { calibrationFunctionKey } from '../infra/serverless/names.js';
+import { buildStack } from '../infra/serverless/stack.js';
+import { ALERT_STATE_TABLE } from '../shared/alerts/state/table.js';
+import { CALIBRATION_HISTORY_TABLE } from '../shared/calibration/history/table.js';
+
+// `osls package` run once, offline and with no AWS credentials, and the CloudFormation template it writes read back:
+// what a platform engineer deploys, checked for every function, schedule, the state machine, the data stores, and
+// least privilege.
+
+const execFileAsync = promisify(execFile);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ASL_FILE = join(ROOT, 'statemachines', 'calibration.asl.json');
+// The placeholder defaults of serverless.yml `params.default` that the template is built from.
+const DEFAULTS = {
+  workspaceId: 'ws-00000000-0000-0000-0000-000000000000',
+  secretArn: 'arn:aws:secretsmanager:us-east-2:123456789012:secret:vllm-eks-pilot/slack-webhook-AbCdEf',
+  cluster: 'example-cluster',
+  namespace: 'vLLM/EKSPilot',
+} as const;
+
+type Json = Record<string, unknown>;
+interface Resource {
+  Type: string;
+  Properties: Json;
+  DeletionPolicy?: string;
+}
+interface Statement {
+  Sid?: string;
+  Effect: 'Allow' | 'Deny';
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: Record<string, Record<string, unknown>>;
+}
+
+let scratch: string;
+let template: { Resources: Record<string, Resource>; Outputs: Record<string, Json> };
+let templateText: string;
+let aslText: string;
+
+/** Linux user namespaces give osls no network at all, proving it needs none; elsewhere it runs as is. */
+function offlineCommand(command: string[]): string[] {
+  try {
+    execFileSync('unshare', ['-rn', 'true'], { stdio: 'ignore' });
+    return ['unshare', '-rn', ...command];
+  } catch {
+    return command;
+  }
+}
+
+function resource(logicalId: string): Resource {
+  const found = template.Resources[logicalId];
+  if (found === undefined) throw new Error(`the template has no resource ${logicalId}`);
+  return found;
+}
+
+function resourcesOfType(type: string): Array<[string, Resource]> {
+  return Object.entries(template.Resources).filter(([, r]) => r.Type === type);
+}
+
+const pascal = (key: string) => key.charAt(0).toUpperCase() + key.slice(1);
+const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+
+/** Every policy statement in the template, with where it sits. */
+function allStatements(): Array<{ where: string; statement: Statement }> {
+  const found: Array<{ where: string; statement: Statement }> = [];
+  const add = (where: string, document: unknown) => {
+    for (const statement of asArray((document as { Statement: Statement | Statement[] }).Statement))
+      found.push({ where, statement });
+  };
+  for (const [id, r] of Object.entries(template.Resources)) {
+    if (r.Type === 'AWS::IAM::Role')
+      for (const policy of (r.Properties.Policies as Array<{ PolicyName: string; PolicyDocument: unknown }>) ?? [])
+        add(`${id}.${policy.PolicyName}`, policy.PolicyDocument);
+    if (['AWS::IAM::Policy', 'AWS::IAM::ManagedPolicy'].includes(r.Type)) add(id, r.Properties.PolicyDocument);
+    if (r.Type.endsWith('Policy') && r.Properties.PolicyDocument !== undefined && !r.Type.startsWith('AWS::IAM'))
+      add(id, r.Properties.PolicyDocument);
+  }
+  return found;
+}
+
+/** The Allow statements of a function's own role. */
+function roleStatements(roleId: string): Statement[] {
+  const policies = resource(roleId).Properties.Policies as Array<{ PolicyDocument: { Statement: Statement[] } }>;
+  return policies.flatMap((policy) => policy.PolicyDocument.Statement);
+}
+
+const MAIN_FUNCTIONS = [
+  { key: 'metricsCollector', handler: 'functions/metrics-collector/handler.handler' },
+  { key: 'alertEvaluator', handler: 'functions/alert-evaluator/handler.handler' },
+  { key: 'slackNotifier', handler: 'functions/slack-notifier/handler.handler' },
+  { key: 'preflight', handler: 'functions/preflight/handler.handler' },
+] as const;
+const CALIBRATION_TASKS = Object.keys(CALIBRATION_FUNCTIONS) as CalibrationFunctionName[];
+const ALL_FUNCTIONS = [
+  ...MAIN_FUNCTIONS,
+  ...CALIBRATION_TASKS.map((task) => ({
+    key: calibrationFunctionKey(task),
+    handler: `functions/calibration/lambda.handlers.${task}`,
+  })),
+];
+
+/**
+ * Where AWS allows no narrower resource than "*". Each entry: the action, the AWS reason, and the condition key
+ * that must narrow it instead.
+ */
+const WILDCARD_RESOURCE_ALLOWLIST = [
+  {
+    action: 'cloudwatch:PutMetricData',
+    // Service Authorization Reference, Amazon CloudWatch: PutMetricData lists no resource type, so IAM accepts only
+    // "*"; the `cloudwatch:namespace` condition key confines it to the collector's namespace.
+    condition: 'cloudwatch:namespace',
+  },
+] as const;
+
+describe('Stack: the packaged CloudFormation template', () => {
+  beforeAll(async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'stack-'));
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_') && name !== 'NODE_OPTIONS'),
+    );
+    const [bin, ...args] = offlineCommand([
+      process.execPath,
+      join(ROOT, 'node_modules', 'osls', 'bin', 'serverless.js'),
+      'package',
+      '--package',
+      join(scratch, 'package'),
+    ]);
+    // No credentials, no ~/.aws: packaging must not call AWS.
+    await execFileAsync(bin!, args, {
+      cwd: ROOT,
+      env: { ...env, HOME: scratch },
+      maxBuffer: 16 * 1024 * 1024,
+      // Kills a stuck osls rather than leaving it behind when the hook gives up.
+      timeout: 200_000,
+    });
+    templateText = await readFile(join(scratch, 'package', 'cloudformation-template-update-stack.json'), 'utf8');
+    template = JSON.parse(templateText) as typeof template;
+    aslText = await readFile(ASL_FILE, 'utf8');
+  }, 240_000);
+
+  afterAll(async () => {
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  describe('Functions', () => {
+    it.each(ALL_FUNCTIONS)(
+      'has $key with handler $handler on nodejs22.x arm64 and its own role',
+      ({ key, handler }) => {
+        // Prepare
+        const fn = resource(`${pascal(key)}LambdaFunction`);
+
+        // Assess
+        expect(fn.Properties.Handler).toBe(handler);
+        expect(fn.Properties.Runtime).toBe('nodejs22.x');
+        expect(fn.Properties.Architectures).toEqual(['arm64']);
+        expect(fn.Properties.Role).toEqual({ 'Fn::GetAtt': [`${pascal(key)}Role`, 'Arn'] });
+      },
+    );
+
+    it('has exactly one role per function plus the state machine role, and no shared provider role', () => {
+      // Prepare
+      const roleIds = resourcesOfType('AWS::Lambda::Function').map(
+        ([, fn]) => (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0],
+      );
+
+      // Assess
+      expect(roleIds).toHaveLength(ALL_FUNCTIONS.length);
+      expect(new Set(roleIds).size).toBe(roleIds.length);
+      expect(template.Resources.IamRoleLambdaExecution).toBeUndefined();
+      expect(resourcesOfType('AWS::IAM::Role')).toHaveLength(ALL_FUNCTIONS.length + 1);
+    });
+
+    it.each([
+      { key: 'metricsCollector', schedule: 'rate(1 minute)' },
+      { key: 'alertEvaluator', schedule: 'rate(1 minute)' },
+      { key: 'preflight', schedule: 'cron(0 8 ? * MON *)' },
+    ])('schedules $key at $schedule', ({ key, schedule }) => {
+      // Prepare
+      const rules = resourcesOfType('AWS::Events::Rule').filter(([, rule]) =>
+        (rule.Properties.Targets as Array<{ Arn: unknown }>).some(
+          (target) =>
+            JSON.stringify(target.Arn) === JSON.stringify({ 'Fn::GetAtt': [`${pascal(key)}LambdaFunction`, 'Arn'] }),
+        ),
+      );
+
+      // Assess
+      expect(rules.map(([, rule]) => rule.Properties.ScheduleExpression)).toEqual([schedule]);
+      expect(rules[0]?.[1].Properties.State).toBe('ENABLED');
+    });
+
+    it.each([
+      {
+        name: 'metricsCollector',
+        load: loadCollectorConfig,
+        expect: (config: unknown) =>
+          expect(config).toMatchObject({ cloudWatchNamespace: DEFAULTS.namespace, targets: [{ name: 'example' }] }),
+      },
+      {
+        name: 'alertEvaluator',
+        load: loadAlertEvaluatorConfig,
+        expect: (config: unknown) => expect(config).toMatchObject({ topicArn: expect.stringContaining('-alerts') }),
+      },
+      {
+        name: 'slackNotifier',
+        load: loadSlackNotifierConfig,
+        expect: (config: unknown) =>
+          expect(config).toMatchObject({ webhookSecretId: DEFAULTS.secretArn, allowInsecureWebhookUrl: false }),
+      },
+      {
+        name: 'preflight',
+        load: loadPreflightConfig,
+        expect: (config: unknown) =>
+          expect(config).toMatchObject({
+            topicArn: expect.stringContaining('-preflight'),
+            settings: { controlPlaneEvaluatorEnabled: true },
+          }),
+      },
+      {
+        name: calibrationFunctionKey('storeReport'),
+        load: loadCalibrationConfig,
+        expect: (config: unknown) => expect(config).toMatchObject({ reportBucket: expect.any(String) }),
+      },
+    ])('gives $name an environment its own configuration loader accepts', ({ name, load, expect: assess }) => {
+      // Prepare: CloudFormation fills Refs at deploy time; stand-ins of the same shape take their place.
+      const variables = (resource(`${pascal(name)}LambdaFunction`).Properties.Environment as { Variables: Json })
+        .Variables;
+      const env = Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, standIn(v)]));
+
+      // Act
+      const config = load({ ...env, AWS_REGION: 'us-east-2' });
+
+      // Assess
+      assess(config);
+    });
+  });
+
+  describe('State machine', () => {
+    it('is the ASL file itself, with every placeholder filled by DefinitionSubstitutions', () => {
+      // Prepare
+      const machine = resource('CalibrationStateMachine');
+      const definition = machine.Properties.DefinitionString as string;
+      const substitutions = machine.Properties.DefinitionSubstitutions as Record<string, unknown>;
+      const placeholders = new Set([...aslText.matchAll(/\$\{([A-Za-z0-9]+)\}/g)].map((match) => match[1]));
+      // What CloudFormation does (the StepFunctions resource provider): replace each `${key}` with its value.
+      const substitute = (text: string) =>
+        Object.keys(substitutions).reduce(
+          (result, key) => result.replaceAll(`\${${key}}`, `arn:aws:test:us-east-2:123456789012:${key}`),
+          text,
+        );
+
+      // Assess
+      expect(JSON.parse(definition)).toEqual(JSON.parse(aslText));
+      expect(new Set(Object.keys(substitutions))).toEqual(placeholders);
+      expect(JSON.parse(substitute(definition))).toEqual(JSON.parse(substitute(aslText)));
+      expect(substitute(definition)).not.toMatch(/\$\{[A-Za-z0-9]+\}/);
+    });
+
+    it.each(CALIBRATION_TASKS)('substitutes the placeholder of %s with that function', (task) => {
+      // Prepare
+      const substitutions = resource('CalibrationStateMachine').Properties.DefinitionSubstitutions as Json;
+
+      // Assess
+      expect(substitutions[CALIBRATION_FUNCTIONS[task].placeholder]).toEqual({
+        'Fn::GetAtt': [`${pascal(calibrationFunctionKey(task))}LambdaFunction`, 'Arn'],
+      });
+    });
+
+    it('publishes to the calibration topic and may invoke exactly the calibration functions', () => {
+      // Prepare
+      const machine = resource('CalibrationStateMachine');
+      const statements = roleStatements('CalibrationStateMachineRole');
+      const invoke = statements.find((s) => asArray(s.Action).includes('lambda:InvokeFunction'));
+
+      // Assess
+      expect((machine.Properties.DefinitionSubstitutions as Json).CalibrationTopicArn).toEqual({
+        Ref: 'CalibrationTopic',
+      });
+      expect(machine.Properties.RoleArn).toEqual({ 'Fn::GetAtt': ['CalibrationStateMachineRole', 'Arn'] });
+      expect(asArray(invoke?.Resource)).toEqual(
+        CALIBRATION_TASKS.map((task) => ({
+          'Fn::GetAtt': [`${pascal(calibrationFunctionKey(task))}LambdaFunction`, 'Arn'],
+        })),
+      );
+      expect(
+        statements
+          .map((s) => asArray(s.Action))
+          .flat()
+          .sort(),
+      ).toEqual(['lambda:InvokeFunction', 'sns:Publish']);
+      expect(statements.find((s) => asArray(s.Action).includes('sns:Publish'))?.Resource).toEqual({
+        Ref: 'CalibrationTopic',
+      });
+    });
+  });
+
+  describe('Data stores and topics', () => {
+    it.each(['AlertTopic', 'CalibrationTopic', 'PreflightTopic'])('has the %s topic, encrypted', (id) => {
+      expect(resource(id)).toMatchObject({
+        Type: 'AWS::SNS::Topic',
+        Properties: { KmsMasterKeyId: 'alias/aws/sns' },
+      });
+    });
+
+    it.each([
+      { id: 'AlertStateTable', definition: ALERT_STATE_TABLE },
+      { id: 'CalibrationHistoryTable', definition: CALIBRATION_HISTORY_TABLE },
+    ])(
+      'has the $id with the key schema of its definition in shared/ and point-in-time recovery',
+      ({ id, definition }) => {
+        // Prepare
+        const table = resource(id);
+
+        // Assess
+        expect(table.Type).toBe('AWS::DynamoDB::Table');
+        expect(table.Properties.KeySchema).toEqual(definition.KeySchema);
+        expect(table.Properties.AttributeDefinitions).toEqual(definition.AttributeDefinitions);
+        expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
+        expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+      },
+    );
+
+    it('expires resolved alert states through the TTL attribute', () => {
+      expect(resource('AlertStateTable').Properties.TimeToLiveSpecification).toEqual({
+        AttributeName: 'expiresAt',
+        Enabled: true,
+      });
+    });
+
+    it('has the report bucket encrypted, closed to the public, and refusing plain HTTP', () => {
+      // Prepare
+      const bucket = resource('ReportBucket');
+      const policy = resource('ReportBucketPolicy').Properties.PolicyDocument as { Statement: Statement[] };
+
+      // Assess
+      expect(bucket.Properties.BucketEncryption).toEqual({
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      });
+      expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      });
+      expect(policy.Statement).toContainEqual(
+        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      );
+    });
+
+    it('keeps the Slack webhook out of the template: the secret is referenced by ARN only', () => {
+      // Prepare
+      const slackEnv = (resource('SlackNotifierLambdaFunction').Properties.Environment as { Variables: Json })
+        .Variables;
+      const secretRead = roleStatements('SlackNotifierRole').find((s) =>
+        asArray(s.Action).includes('secretsmanager:GetSecretValue'),
+      );
+
+      // Assess
+      expect(slackEnv.SLACK_WEBHOOK_SECRET_ID).toBe(DEFAULTS.secretArn);
+      expect(secretRead?.Resource).toBe(DEFAULTS.secretArn);
+      expect(resourcesOfType('AWS::SecretsManager::Secret')).toEqual([]);
+      expect(templateText).not.toContain('hooks.slack.com');
+    });
+
+    it('subscribes the Slack notifier to the alert topic and keeps what it cannot deliver in a queue', () => {
+      // Prepare
+      const subscription = resourcesOfType('AWS::SNS::Subscription').map(([, r]) => r.Properties);
+      const invokeConfig = resourcesOfType('AWS::Lambda::EventInvokeConfig').map(([, r]) => r.Properties);
+
+      // Assess
+      expect(subscription).toEqual([
+        expect.objectContaining({
+          TopicArn: { Ref: 'AlertTopic' },
+          Protocol: 'lambda',
+          Endpoint: { 'Fn::GetAtt': ['SlackNotifierLambdaFunction', 'Arn'] },
+        }),
+      ]);
+      expect(invokeConfig).toEqual([
+        expect.objectContaining({
+          MaximumRetryAttempts: 2,
+          DestinationConfig: {
+            OnFailure: { Destination: { 'Fn::GetAtt': ['SlackNotifierDeadLetterQueue', 'Arn'] } },
+          },
+        }),
+      ]);
+    });
+  });
+
+  describe('Least privilege', () => {
+    it('has no Allow statement with a wildcard action, nor Resource "*" beyond the documented allowlist', () => {
+      // Prepare: Deny statements narrow access (the buckets' "refuse plain HTTP" uses s3:* on purpose), so only
+      // Allow statements are held to this.
+      const allows = allStatements().filter(({ statement }) => statement.Effect === 'Allow');
+      const problems: string[] = [];
+
+      // Act
+      for (const { where, statement } of allows) {
+        const actions = asArray(statement.Action);
+        for (const action of actions) if (action.includes('*')) problems.push(`${where}: action ${action}`);
+        if (!asArray(statement.Resource).includes('*')) continue;
+        for (const action of actions) {
+          const allowed = WILDCARD_RESOURCE_ALLOWLIST.find((entry) => entry.action === action);
+          if (allowed === undefined) problems.push(`${where}: ${action} on Resource "*"`);
+          else if (!Object.values(statement.Condition ?? {}).some((keys) => allowed.condition in keys))
+            problems.push(`${where}: ${action} on "*" without the ${allowed.condition} condition`);
+        }
+      }
+
+      // Assess
+      expect(allows.length).toBeGreaterThan(ALL_FUNCTIONS.length);
+      expect(problems).toEqual([]);
+    });
+
+    it('attaches no managed policies (they grant more than any one function needs)', () => {
+      for (const [, role] of resourcesOfType('AWS::IAM::Role'))
+        expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    });
+
+    // Each function's actions, from its code (the adapters it builds and the calls they make).
+    it.each([
+      {
+        key: 'metricsCollector',
+        actions: ['aps:QueryMetrics', 'cloudwatch:PutMetricData'],
+      },
+      {
+        key: 'alertEvaluator',
+        actions: ['aps:QueryMetrics', 'dynamodb:Query', 'dynamodb:UpdateItem', 'sns:Publish'],
+      },
+      { key: 'slackNotifier', actions: ['secretsmanager:GetSecretValue', 'sqs:SendMessage'] },
+      {
+        key: 'preflight',
+        actions: ['aps:ListRules', 'aps:QueryMetrics', 'dynamodb:Query', 'eks:DescribeCluster', 'sns:Publish'],
+      },
+      { key: 'calibrationValidateInput', actions: [] },
+      { key: 'calibrationPlanNextStep', actions: [] },
+      { key: 'calibrationAnalyze', actions: [] },
+      { key: 'calibrationDeploy', actions: ['eks:DescribeCluster'] },
+      { key: 'calibrationMeasureStep', actions: ['aps:QueryMetrics', 'eks:DescribeCluster'] },
+      { key: 'calibrationReadinessGate', actions: ['aps:QueryMetrics', 'eks:DescribeCluster'] },
+      {
+        key: 'calibrationStoreReport',
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'eks:DescribeCluster', 's3:PutObject'],
+      },
+    ])('lets $key write its own logs and do only $actions', ({ key, actions }) => {
+      // Prepare
+      const statements = roleStatements(`${pascal(key)}Role`);
+      const logs = statements.find((s) => s.Sid === 'WriteOwnLogs');
+
+      // Assess
+      expect(logs?.Resource).toEqual({ 'Fn::GetAtt': [`${pascal(key)}LogGroup`, 'Arn'] });
+      expect(
+        statements
+          .filter((s) => s !== logs)
+          .flatMap((s) => asArray(s.Action))
+          .sort(),
+      ).toEqual(actions);
+    });
+
+    it.each([
+      { what: 'AMP', action: 'aps:QueryMetrics', resource: `:workspace/${DEFAULTS.workspaceId}` },
+      { what: 'EKS', action: 'eks:DescribeCluster', resource: `:cluster/${DEFAULTS.cluster}` },
+    ])('grants $action only on the configured $what resource', ({ action, resource: suffix }) => {
+      // Prepare
+      const granted = allStatements()
+        .map(({ statement }) => statement)
+        .filter((s) => asArray(s.Action).includes(action))
+        .flatMap((s) => asArray(s.Resource));
+
+      // Assess
+      expect(granted.length).toBeGreaterThan(0);
+      for (const value of granted)
+        expect((value as { 'Fn::Sub': string })['Fn::Sub']).toMatch(new RegExp(`${suffix}$`));
+    });
+
+    it("limits S3 writes to the report prefix and DynamoDB and SNS to the stack's own tables and topics", () => {
+      // Prepare
+      const statements = allStatements()
+        .map(({ statement }) => statement)
+        .filter((s) => s.Effect === 'Allow');
+      const resourcesOf = (prefix: string) =>
+        statements
+          .filter((s) => asArray(s.Action).some((a) => a.startsWith(prefix)))
+          .flatMap((s) => asArray(s.Resource));
+
+      // Assess
+      expect(resourcesOf('s3:')).toEqual([{ 'Fn::Sub': '${ReportBucket.Arn}/calibrations/*' }]);
+      for (const value of resourcesOf('dynamodb:'))
+        expect(['AlertStateTable', 'CalibrationHistoryTable']).toContain(
+          (value as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0],
+        );
+      for (const value of resourcesOf('sns:'))
+        expect(['AlertTopic', 'CalibrationTopic', 'PreflightTopic']).toContain((value as { Ref: string }).Ref);
+    });
+  });
+});
+
+describe('Function: buildStack', () => {
+  const valid = {
+    service: 'vllm-eks-pilot',
+    stage: 'prod',
+    targets: JSON.stringify([
+      { name: 'prod', cluster: 'ai-eks', namespace: 'default', deployment: 'vllm', model: 'm', service: 'vllm' },
+      { name: 'b', cluster: 'other', namespace: 'ml', deployment: 'vllm', model: 'm', alerts: {} },
+    ]),
+    ampWorkspaceId: 'ws-b226cc2a-a446-46a9-933a-ac50479a5568',
+    ampRegion: 'us-east-2',
+    slackWebhookSecretArn: 'arn:aws:secretsmanager:us-east-2:123456789012:secret:slack-AbCdEf',
+    slackFilterPolicy: '{"severity":["critical"]}',
+    cloudWatchNamespace: 'vLLM/EKSPilot',
+    preflightSettings: '',
+  };
+
+  it('gives each function only the target fields its parser accepts, and DescribeCluster every named cluster', () => {
+    // Act
+    const stack = buildStack(valid);
+
+    // Assess
+    expect(JSON.parse(stack.targets.metricsCollector)).toEqual([
+      { name: 'prod', cluster: 'ai-eks', namespace: 'default', deployment: 'vllm', model: 'm' },
+      { name: 'b', cluster: 'other', namespace: 'ml', deployment: 'vllm', model: 'm' },
+    ]);
+    expect((JSON.parse(stack.targets.preflight) as Json[])[0]).toMatchObject({ service: 'vllm' });
+    expect((JSON.parse(stack.targets.alertEvaluator) as Json[])[1]).toMatchObject({ alerts: {} });
+    expect(stack.settings.clusters).toEqual(['ai-eks', 'other']);
+    expect(stack.slackSubscription).toMatchObject({
+      filterPolicy: { severity: ['critical'] },
+      filterPolicyScope: 'MessageAttributes',
+    });
+  });
+
+  it.each([
+    { name: 'a bad target field', change: { targets: '[{"name":"a"}]' }, path: 'targets[0].cluster' },
+    {
+      name: 'a misspelt target field',
+      change: { targets: '[{"name":"a","cluster":"c","namspace":"d","deployment":"v","model":"m"}]' },
+      path: 'targets[0].namspace',
+    },
+    { name: 'targets that are not JSON', change: { targets: '[{' }, path: 'targets' },
+    { name: 'a workspace id', change: { ampWorkspaceId: 'my-workspace' }, path: 'ampWorkspaceId' },
+    {
+      name: 'a secret ARN without its suffix',
+      change: { slackWebhookSecretArn: 'arn:aws:secretsmanager:us-east-2:123456789012:secret:slack' },
+      path: 'slackWebhookSecretArn',
+    },
+    {
+      name: 'a filter on an attribute alerts lack',
+      change: { slackFilterPolicy: '{"team":["a"]}' },
+      path: 'slackFilterPolicy.team',
+    },
+    { name: 'a reserved namespace', change: { cloudWatchNamespace: 'AWS/Lambda' }, path: 'cloudWatchNamespace' },
+    {
+      name: 'bad preflight settings',
+      change: { preflightSettings: '{"freshnessSeconds":-1}' },
+      path: 'preflightSettings',
+    },
+  ])('refuses $name, naming $path', ({ change, path }) => {
+    // Act
+    let thrown: unknown;
+    try {
+      buildStack({ ...valid, ...change });
+    } catch (error) {
+      thrown = error;
+    }
+
+    // Assess
+    expect(thrown).toBeInstanceOf(StackSettingsInvalidError);
+    expect((thrown as StackSettingsInvalidError).issues.map((issue) => issue.path)).toContain(path);
+  });
+});
+
+/** A deploy-time value of the same shape as what CloudFormation puts in place of a Ref. */
+function standIn(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const ref = (value as { Ref?: string }).Ref;
+  if (ref === undefined) throw new Error(`no stand-in for ${JSON.stringify(value)}`);
+  const target = resource(ref);
+  if (target.Type === 'AWS::SNS::Topic')
+    return `arn:aws:sns:us-east-2:123456789012:${target.Properties.TopicName as string}`;
+  if (target.Type === 'AWS::DynamoDB::Table') return `vllm-eks-pilot-dev-${ref}-1A2B3C4D5E6F`;
+  if (target.Type === 'AWS::S3::Bucket') return `vllm-eks-pilot-dev-${ref.toLowerCase()}-1a2b3c4d5e6f`;
+  throw new Error(`no stand-in for a Ref to ${target.Type}`);
+}
