@@ -1,7 +1,9 @@
 import { formatNumber, table } from '../cli/output.js';
 import { formatDurationSeconds } from '../shared/alerts/format.js';
 import type { AlertBenchResult, AlertCycleCost } from './alerts.js';
+import type { BundleBenchResult } from './bundles.js';
 import type { CatalogBenchResult } from './catalogLatency.js';
+import type { CostBenchResult } from './cost.js';
 import type { EngineBenchResult } from './engineThroughput.js';
 
 /** Everything one `npm run bench` measured, as written to JSON. */
@@ -12,19 +14,28 @@ export interface BenchResults {
   engine?: EngineBenchResult[];
   catalog?: CatalogBenchResult;
   alerts?: AlertBenchResult;
+  bundles?: BundleBenchResult;
+  cost?: CostBenchResult;
+  /** Wall seconds of each section that ran. */
+  sectionWallS?: Record<string, number>;
   totalWallS: number;
 }
 
 /** The human-readable tables of a bench run. */
 export function renderReport(results: BenchResults): string {
-  const { environment: env, engine, catalog, alerts } = results;
+  const { environment: env, engine, catalog, alerts, bundles, cost } = results;
   const sections = [
     `vllm-eks-pilot bench (${results.startedAt}): Node ${env.node} on ${env.platform}, ${env.cpus} x ${env.cpu}`,
   ];
   if (engine !== undefined) sections.push(renderEngine(engine));
   if (catalog !== undefined) sections.push(renderCatalog(catalog));
   if (alerts !== undefined) sections.push(renderAlerts(alerts));
-  sections.push(`Total ${formatNumber(results.totalWallS)} s.`);
+  if (bundles !== undefined) sections.push(renderBundles(bundles));
+  if (cost !== undefined) sections.push(renderMonthlyCost(cost));
+  const bySection = Object.entries(results.sectionWallS ?? {}).map(([name, s]) => `${name} ${formatNumber(s)} s`);
+  sections.push(
+    `Total ${formatNumber(results.totalWallS)} s${bySection.length > 0 ? ` (${bySection.join(', ')})` : ''}.`,
+  );
   return sections.join('\n\n');
 }
 
@@ -151,4 +162,141 @@ function renderCost(cost: AlertCycleCost, alerts: AlertBenchResult): string[] {
       : `  At one cycle a minute: ${count(perDay)} samples a day, ${count(perDay * 30)} in 30 days ` +
         '(AMP bills query samples processed; it scales with the number of Pods and GPUs).',
   ];
+}
+
+/** Bytes as kB (1 kB = 1000 B, as npm and AWS's deployment package limits count). */
+const kB = (bytes: number | null): number | string => (bytes === null ? '-' : Math.round(bytes / 100) / 10);
+const ms = (value: number | null): number | string => (value === null ? '-' : Math.round(value));
+
+function renderBundles(result: BundleBenchResult): string {
+  const { options } = result;
+  const { kind, reason, esbuildFromFile } = result.source;
+  const source =
+    kind === 'fallback'
+      ? `the fallback list of functions (${reason ?? 'no serverless.yml'})`
+      : `the functions${esbuildFromFile ? ' and custom.esbuild' : ''} of serverless.yml as ` +
+        `${kind === 'osls print' ? '`osls print` resolves them' : `plain YAML (${reason ?? ''})`}`;
+  const bundleTable = table(
+    [
+      'handler file',
+      'functions',
+      'minified kB',
+      'gzip -9 kB',
+      'import ms (median)',
+      'min-max ms',
+      'first call ms',
+      'largest parts (kB)',
+    ],
+    result.bundles.map((b) => [
+      b.file,
+      b.functions.length === 1 ? (b.functions[0] ?? '') : `${b.functions.length} functions`,
+      kB(b.minifiedBytes),
+      kB(b.gzipBytes),
+      ms(b.importMedianMs),
+      b.importMinMs === null ? '-' : `${ms(b.importMinMs)}-${ms(b.importMaxMs)}`,
+      b.firstCall === null ? '-' : ms(b.firstCall.medianMs),
+      b.largest.map((p) => `${p.name} ${kB(p.bytes)}`).join(', '),
+    ]),
+  );
+  const shared = result.bundles
+    .filter((b) => b.functions.length > 1)
+    .map((b) => `  ${b.file} serves ${b.functions.join(', ')}.`);
+  const problems = result.bundles.flatMap((b) => [
+    ...(b.error === undefined ? [] : [`  ${b.file}: NOT BUILT OR NOT LOADED: ${b.error}`]),
+    ...(b.badExports.length === 0
+      ? []
+      : [`  ${b.file}: export not a function after import: ${b.badExports.join(', ')}`]),
+  ]);
+  const runs = result.bundles.find((b) => b.importRuns > 0)?.importRuns ?? 0;
+  return [
+    `Function bundles (${source}; esbuild format ${String(options.format)}, platform ${String(options.platform)}, ` +
+      `target ${String(options.target)}, minify ${String(options.minify)}, ${options.outputFileExtension}` +
+      `${options.external !== undefined && options.external.length > 0 ? `, external ${options.external.join(' ')}` : ''}):`,
+    bundleTable,
+    ...shared,
+    ...problems,
+    `  Import: ${runs} fresh \`node --input-type=module\` processes per bundle, each timing \`await import(bundle)\` ` +
+      '(this machine, not a Lambda; it also proves the bundle loads as ESM and exports each handler).',
+    `  First call: ${result.firstCallNote}`,
+    ...result.bundles.flatMap((b) =>
+      b.firstCall === null ? [] : [`    ${b.firstCall.function}: threw ${b.firstCall.outcome}`],
+    ),
+    ...(result.ignoredOptions.length === 0
+      ? []
+      : [`  custom.esbuild keys not applied to the bench build: ${result.ignoredOptions.join(', ')}.`]),
+  ].join('\n');
+}
+
+function renderMonthlyCost(cost: CostBenchResult): string {
+  const perRun = table(
+    [
+      'twin (1 target)',
+      'history s',
+      'collector queries',
+      'collector samples',
+      'evaluator queries',
+      'evaluator samples',
+      'datums published',
+      'collector ms',
+      'evaluator ms',
+    ],
+    cost.twins.map((t) => [
+      `${t.pods} Pods`,
+      t.historyS,
+      t.collector.queries,
+      t.collector.samples,
+      t.evaluator.queries,
+      t.evaluator.samples,
+      t.collector.publishedDatums,
+      Math.round(t.collector.medianRunMs),
+      Math.round(t.evaluator.medianRunMs),
+    ]),
+  );
+  const monthly = table(
+    [
+      'targets x Pods',
+      'collector invocations',
+      'evaluator invocations',
+      'preflight invocations',
+      'collector samples',
+      'evaluator samples',
+      'total samples',
+      '% of free tier',
+    ],
+    cost.monthly.map((row) => [
+      `${row.targets} x ${row.pods}`,
+      row.invocations.collector,
+      row.invocations.evaluator,
+      Math.round(row.invocations.preflight * 100) / 100,
+      count(row.querySamples.collector),
+      count(row.querySamples.evaluator),
+      count(row.querySamples.total),
+      `${(row.freeTierFraction * 100).toPrecision(2)} %`,
+    ]),
+  );
+  const history = cost.fullHistory
+    ? `each twin held the ${cost.requiredHistoryS} s of history the longest query reads`
+    : `LOWER BOUNDS: the twins held less than the ${cost.requiredHistoryS} s of history the longest query reads (--quick)`;
+  return [
+    `Monthly cost of the schedules, measured on "${cost.profile}" twins scraped every ${cost.scrapeIntervalS} s (the ` +
+      `ServiceMonitor's interval); ${history}. Samples = Prometheus stats=all totalQueryableSamples of every query ` +
+      'the real handler sent (what AMP bills as query samples processed):',
+    perRun,
+    ...(cost.perPod === undefined
+      ? []
+      : [
+          `  Each extra Pod adds ${formatNumber(cost.perPod.collector)} samples to a collector run and ` +
+            `${formatNumber(cost.perPod.evaluator)} to an evaluator run.`,
+        ]),
+    '',
+    `Per month (${formatNumber(365 / 12)} days; N targets, each with the Pods of the twin measured):`,
+    monthly,
+    '  Invocations do not grow with targets or Pods: each schedule is one invocation a minute (43,800 a month) that ' +
+      'loops over every target; preflight is one weekly invocation (cron(0 8 ? * MON *)) for all targets. The Slack ' +
+      'notifier runs once per alert message, calibration on demand.',
+    '  Query samples grow with targets x Pods (vLLM series per Pod, DCGM series per GPU) and with 1 / scrape interval ' +
+      '(range windows hold more samples at a shorter interval); they are what scales with Pods.',
+    `  AMP free tier: ${count(cost.freeTierQuerySamples)} query samples a month; the price per billion beyond it ` +
+      'was not captured, so none is printed. Preflight queries (4.35 runs a month) are not measured here.',
+  ].join('\n');
 }

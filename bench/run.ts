@@ -1,11 +1,13 @@
 /**
  * `npm run bench`: how fast the engine model simulates, how long the product's PromQL takes against the twin's
- * real Prometheus, and how fast each alert reaches SNS on the twin and what one evaluation cycle costs. Prints
- * figures and asserts nothing. `--json FILE` writes the results there instead of appending them to stdout.
+ * real Prometheus, how fast each alert reaches SNS on the twin and what one evaluation cycle costs, how big each
+ * function bundle is and how long it takes to import, and what the schedules cost per month. Prints figures and
+ * asserts nothing. `--json FILE` writes the results there instead of appending them to stdout.
  *
- *   npm run bench -- [--json FILE] [--only engine,catalog,alerts] [--quick] [--eval-interval SECONDS]
+ *   npm run bench -- [--json FILE] [--only engine,catalog,alerts,bundles,cost] [--quick] [--eval-interval SECONDS]
  *
- * `--quick` divides the alerts' `for` durations and rate windows by 10 (about 2 min instead of about 9);
+ * `--quick` divides the alerts' `for` durations and rate windows by 10 (about 2 min instead of about 9), and
+ * measures the cost without waiting for the full query history (about 2 min instead of about 9; lower bounds);
  * `--eval-interval` is the evaluator's schedule in the bench (default 5 s; production: every minute).
  */
 import { writeFile } from 'node:fs/promises';
@@ -13,13 +15,16 @@ import { cpus, platform } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { loadProfile } from '../sim/twin/loadProfile.js';
+import { fileURLToPath } from 'node:url';
 import { benchAlerts } from './alerts.js';
+import { benchBundles } from './bundles.js';
 import { benchCatalog } from './catalogLatency.js';
+import { benchCost } from './cost.js';
 import { benchEngine } from './engineThroughput.js';
 import { BenchUsageError } from './errors.js';
 import { type BenchResults, renderReport } from './report.js';
 
-const SECTIONS = ['engine', 'catalog', 'alerts'] as const;
+const SECTIONS = ['engine', 'catalog', 'alerts', 'bundles', 'cost'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface CommandLine {
@@ -29,7 +34,7 @@ interface CommandLine {
   evalIntervalS: number;
 }
 
-const USAGE = '[--json FILE] [--only engine,catalog,alerts] [--quick] [--eval-interval SECONDS]';
+const USAGE = `[--json FILE] [--only ${SECTIONS.join(',')}] [--quick] [--eval-interval SECONDS]`;
 
 function parseCommandLine(argv: string[]): CommandLine {
   let values: { json?: string; only?: string; quick?: boolean; 'eval-interval'?: string };
@@ -89,30 +94,43 @@ async function main(): Promise<void> {
     { name: 'ministral-70', profile: ministral, shape: guideShape, rps: 70, durationS: 300 },
     { name: 'demo-30', profile: demo, shape: { promptTokens: 35, maxTokens: 32 }, rps: 30, durationS: 300 },
   ];
-  const engine = sections.has('engine')
-    ? engineCases.map((benchCase) => {
-        log(
-          `engine: ${benchCase.profile.name} at ${benchCase.rps} req/s for ${benchCase.durationS} simulated s, 5 runs`,
-        );
-        return benchEngine(benchCase, 5);
-      })
-    : undefined;
+  const sectionWallS: Record<string, number> = {};
+  /** Runs a section when selected, recording its wall time. */
+  const timed = async <T>(section: Section, run: () => T | Promise<T>): Promise<T | undefined> => {
+    if (!sections.has(section)) return undefined;
+    const began = performance.now();
+    try {
+      return await run();
+    } finally {
+      sectionWallS[section] = (performance.now() - began) / 1000;
+    }
+  };
+  const engine = await timed('engine', () =>
+    engineCases.map((benchCase) => {
+      log(`engine: ${benchCase.profile.name} at ${benchCase.rps} req/s for ${benchCase.durationS} simulated s, 5 runs`);
+      return benchEngine(benchCase, 5);
+    }),
+  );
 
-  const catalog = sections.has('catalog')
-    ? await benchCatalog({
-        profile: demo,
-        warmupRps: 10,
-        warmupS: 10,
-        queryRuns: 200,
-        catalogRuns: 20,
-        rateWindow: '1m',
-        log,
-      })
-    : undefined;
+  const catalog = await timed('catalog', () =>
+    benchCatalog({
+      profile: demo,
+      warmupRps: 10,
+      warmupS: 10,
+      queryRuns: 200,
+      catalogRuns: 20,
+      rateWindow: '1m',
+      log,
+    }),
+  );
 
-  const alerts = sections.has('alerts')
-    ? await benchAlerts({ profile: demo, mode: quick ? 'quick' : 'guide', evalIntervalS, log })
-    : undefined;
+  const alerts = await timed('alerts', () =>
+    benchAlerts({ profile: demo, mode: quick ? 'quick' : 'guide', evalIntervalS, log }),
+  );
+
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const bundles = await timed('bundles', () => benchBundles({ root, log }));
+  const cost = await timed('cost', () => benchCost({ profile: demo, quick, log }));
 
   const cpu = cpus();
   const results: BenchResults = {
@@ -126,6 +144,9 @@ async function main(): Promise<void> {
     ...(engine === undefined ? {} : { engine }),
     ...(catalog === undefined ? {} : { catalog }),
     ...(alerts === undefined ? {} : { alerts }),
+    ...(bundles === undefined ? {} : { bundles }),
+    ...(cost === undefined ? {} : { cost }),
+    sectionWallS,
     totalWallS: (performance.now() - wallStart) / 1000,
   };
   process.stdout.write(`${renderReport(results)}\n`);
