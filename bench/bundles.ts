@@ -84,10 +84,10 @@ export function groupByFile(functions: readonly FunctionEntry[]): BundleGroup[] 
   return [...groups.values()];
 }
 
-/** The createRequire banner (TOOLCHAIN.md): without it an ESM bundle fails with `Dynamic require of "node:https"`. */
+/** The createRequire banner (docs/adr/0011): without it an ESM bundle fails with `Dynamic require of "node:https"`. */
 export const CREATE_REQUIRE_BANNER = "import{createRequire}from'module';const require=createRequire(import.meta.url);";
 
-/** The bundle options the stack uses when serverless.yml does not say otherwise (TOOLCHAIN.md). */
+/** The bundle options the stack uses when serverless.yml does not say otherwise (the same as its custom.esbuild). */
 export const DEFAULT_BUNDLE_OPTIONS = {
   bundle: true,
   minify: true,
@@ -267,7 +267,7 @@ function oslsPrint(root: string): Promise<StackConfig> {
 /**
  * The stack's functions and bundle options: from `osls print` (what `osls package` will bundle); when that fails,
  * from serverless.yml read as plain YAML; when there is no serverless.yml or its functions cannot be read, the
- * fallback list with the TOOLCHAIN options. `source.reason` says why a later source was used.
+ * fallback list with the stack's default options. `source.reason` says why a later source was used.
  */
 export async function readStack(
   root: string,
