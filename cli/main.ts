@@ -3,6 +3,7 @@ import { registerAlertsCommand } from './commands/alerts.js';
 import { registerCalibrateCommand } from './commands/calibrate.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerMetricsCommands } from './commands/metrics.js';
+import { registerPreflightCommand } from './commands/preflight.js';
 import { registerRenderCommand } from './commands/render.js';
 import { registerTwinCommands } from './commands/twin.js';
 
@@ -20,6 +21,7 @@ registerCalibrateCommand(program);
 registerMetricsCommands(program);
 registerRenderCommand(program);
 registerAlertsCommand(program);
+registerPreflightCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -26,7 +26,7 @@ export function functionLogger(serviceName: string, verbose = false): Logger {
 }
 
 /** The Lambda context fields the handlers read. */
-function lambdaContext(functionName: string): Context {
+export function lambdaContext(functionName: string): Context {
   return {
     awsRequestId: randomUUID(),
     functionName,

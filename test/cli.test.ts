@@ -123,7 +123,9 @@ function stateFixture(pid: number): TwinState {
       alertStateTable: 'vllm-eks-pilot-alert-state',
       secretsManagerEndpoint: 'http://127.0.0.1:9',
       slackWebhookSecretId: 'vllm-eks-pilot/slack-webhook',
+      preflightTopicArn: 'arn:aws:sns:us-east-2:000000000000:vllm-eks-pilot-preflight',
     },
+    preflightSettings: { freshnessSeconds: 10, warmupRequests: 10 },
   };
 }
 
@@ -156,7 +158,7 @@ afterAll(async () => {
 
 describe('Command: vllm-pilot --help', () => {
   it.each([
-    { case: 'the root', args: [], lists: ['demo', 'twin', 'metrics', 'alerts', '--help'] },
+    { case: 'the root', args: [], lists: ['demo', 'twin', 'metrics', 'alerts', 'preflight', '--help'] },
     { case: 'twin', args: ['twin'], lists: ['up', 'capacity', 'load'] },
     { case: 'twin up', args: ['twin', 'up'], lists: ['--profile', '--state-file', '--no-install'] },
     {
@@ -179,6 +181,7 @@ describe('Command: vllm-pilot --help', () => {
     { case: 'demo', args: ['demo'], lists: ['--profile', '--out', '--load-seconds', '--no-install'] },
     { case: 'alerts', args: ['alerts'], lists: ['rules', 'evaluate'] },
     { case: 'alerts evaluate', args: ['alerts', 'evaluate'], lists: ['--state-file', '--alerts', '--json'] },
+    { case: 'preflight', args: ['preflight'], lists: ['--state-file', '--target', '--json', 'Exit status'] },
     {
       case: 'twin fault',
       args: ['twin', 'fault'],

@@ -9,7 +9,10 @@ import { startTwin, type Twin } from '../../sim/twin/twin.js';
 import { measureCapacity } from '../../sim/vllm/capacity.js';
 import { positiveNumber } from '../options.js';
 import { ruleByName } from '../../shared/alerts/rules/registry.js';
+import { formatPreflightReport } from '../../shared/preflight/format.js';
+import type { PreflightReport } from '../../shared/preflight/types.js';
 import { subscribeSlackNotifier, twinAlertEvaluator } from '../twinAlerts.js';
+import { twinPreflight } from '../twinPreflight.js';
 import { calibrateTwin } from './calibrate.js';
 
 /** The demo's request shape: short completions keep the load cheap for a laptop. */
@@ -37,7 +40,7 @@ export function registerDemoCommand(program: Command): void {
   program
     .command('demo')
     .description(
-      'the whole product on the local twin: calibrate through the workflow, apply the thresholds, watch KEDA scale, fire and resolve an alert into Slack (about 4 minutes)',
+      'the whole product on the local twin: calibrate through the workflow, apply the thresholds, watch KEDA scale, fire and resolve an alert into Slack, run the eleven preflight checks (about 4 minutes)',
     )
     .option('--profile <name|file>', 'twin profile', 'demo')
     .option('--out <dir>', 'where the calibration report and chart go', 'demo-output')
@@ -47,7 +50,7 @@ export function registerDemoCommand(program: Command): void {
       const profile = await loadProfile(opts.profile);
       const say = (line = '') => process.stdout.write(`${line}\n`);
       say(
-        `1/5  Starting the twin "${profile.name}": an EKS cluster with ${profile.replicas} vLLM replicas, real Prometheus`,
+        `1/6  Starting the twin "${profile.name}": an EKS cluster with ${profile.replicas} vLLM replicas, real Prometheus`,
       );
       const stop = new AbortController();
       const onSignal = () => stop.abort();
@@ -96,7 +99,7 @@ async function runDemo(
   });
   await twin.cluster.apply(so);
   say();
-  say(`2/5  Applied the guide's KEDA ScaledObject (queue > 25 per Pod, p95 > 5 s), max ${DEMO_MAX_REPLICAS} replicas.`);
+  say(`2/6  Applied the guide's KEDA ScaledObject (queue > 25 per Pod, p95 > 5 s), max ${DEMO_MAX_REPLICAS} replicas.`);
   say(
     '     The demo shortens KEDA: polling 1 s; up 1 Pod / 5 s; down after 10 s, 1 Pod / 5 s (the guide: 30 s, 2/60 s; 300 s, 1/120 s).',
   );
@@ -104,7 +107,7 @@ async function runDemo(
   // 3. The calibration, through the same state machine that runs on AWS.
   say();
   say(
-    '3/5  Calibrating: deploy → warmup → readiness → load steps 10, 20, ... 70 req/s (8 s each) → analysis → thresholds',
+    '3/6  Calibrating: deploy → warmup → readiness → load steps 10, 20, ... 70 req/s (8 s each) → analysis → thresholds',
   );
   const report = await calibrateTwin(state, { input: { ...DEMO_CALIBRATION }, out, quiet: true });
   say(indent(renderSummaryText(report)));
@@ -115,7 +118,7 @@ async function runDemo(
   const rps = Math.round(perReplica * 2.8);
   say();
   say(
-    `4/5  Offering ${rps} req/s for ${loadSeconds} s (one replica sustains about ${Math.round(perReplica)}), then nothing:`,
+    `4/6  Offering ${rps} req/s for ${loadSeconds} s (one replica sustains about ${Math.round(perReplica)}), then nothing:`,
   );
   const timeline = watchReplicas(twin, ref, say);
   const startMs = Date.now();
@@ -140,8 +143,24 @@ async function runDemo(
   say();
   const alert = await demoAlert(twin, signal, say);
   if (signal.aborted) return;
+
+  // 6. Preflight: after a calibration and a scale cycle, the eleven checks should all pass.
   say();
-  summary(report, timeline.changes, alert, out, say);
+  const preflight = await demoPreflight(twin, say);
+  say();
+  summary(report, timeline.changes, alert, preflight, out, say);
+}
+
+/**
+ * The preflight function on the twin, as the weekly schedule runs it: the eleven double-checks of the guide, which
+ * the stages before prepared (ScaledObject, calibration record, scale cycle; the twin brings the rest).
+ */
+async function demoPreflight(twin: Twin, say: (line?: string) => void): Promise<PreflightReport | undefined> {
+  say("6/6  Preflight: the guide's eleven production double-checks, run by the preflight Lambda:");
+  const result = await twinPreflight(twin.state)();
+  const [report] = result.reports;
+  if (report !== undefined) say(indent(formatPreflightReport(report)));
+  return report;
 }
 
 /** How often the demo runs the alert evaluator; EventBridge runs it every minute. */
@@ -163,7 +182,7 @@ async function demoAlert(twin: Twin, signal: AbortSignal, say: (line?: string) =
   const rule = ruleByName('VLLMKVCacheFull');
   const forSeconds = rule.defaults.forSeconds;
   say(
-    `5/5  Alerting: KV-cache pressure on one Pod; the alert evaluator runs every ${DEMO_EVALUATION_INTERVAL_MS / 1000} s (every minute on AWS); ${rule.name} needs ${forSeconds} s:`,
+    `5/6  Alerting: KV-cache pressure on one Pod; the alert evaluator runs every ${DEMO_EVALUATION_INTERVAL_MS / 1000} s (every minute on AWS); ${rule.name} needs ${forSeconds} s:`,
   );
   const unsubscribe = subscribeSlackNotifier(twin.sns, twin.state);
   const evaluate = twinAlertEvaluator(twin.state);
@@ -269,6 +288,7 @@ function summary(
   report: CalibrationReport,
   changes: ReadonlyArray<{ atS: number; from: number; to: number }>,
   alert: DemoAlertResult,
+  preflight: PreflightReport | undefined,
   out: string,
   say: (line?: string) => void,
 ): void {
@@ -295,6 +315,10 @@ function summary(
   say(
     `  alert              ${alert.alertname}: ${alert.firedAfterS === undefined ? 'did not fire' : `fired ${Math.round(alert.firedAfterS)} s after the fault (for ${alert.forSeconds} s)`}, ${alert.resolvedAfterS === undefined ? 'not resolved' : `resolved ${Math.round(alert.resolvedAfterS)} s after it cleared`}; ${alert.slackMessages} Slack message(s)`,
   );
+  if (preflight !== undefined) {
+    const { pass, warn, fail } = preflight.counts;
+    say(`  preflight          ${preflight.status}: ${pass} pass, ${warn} warn, ${fail} fail`);
+  }
   say(`  report and chart   ${out}/report.json, ${out}/chart.svg`);
 }
 

@@ -26,6 +26,11 @@ export interface StartPrometheusOptions {
   targetGroups: TargetGroups;
   /** Rule files to load (resolved to absolute paths). */
   ruleFiles?: readonly string[];
+  /**
+   * Rule files given as their text, by file name (`vllm-alerts.rules.yaml`): written into the data directory and
+   * loaded after `ruleFiles`, so a caller holding rules in code needs no file of its own (and nothing to clean up).
+   */
+  ruleFileContents?: Readonly<Record<string, string>>;
   /** `global.external_labels`, e.g. `{ cluster: 'twin' }` as a Prometheus that remote-writes to AMP would set. */
   externalLabels?: Record<string, string>;
   /** How long to wait for `/-/ready` (default 30 s). */
@@ -64,6 +69,28 @@ export interface PrometheusInstance {
 }
 
 const DEFAULT_READY_TIMEOUT_MS = 30_000;
+/** A plain file name: no directories, so a rule file cannot be written outside the data directory. */
+const RULE_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** Writes each rule file into `dir`; returns their absolute paths (a bad file name is refused, naming it). */
+async function writeRuleFiles(dir: string, contents: Readonly<Record<string, string>>): Promise<string[]> {
+  const names = Object.keys(contents);
+  if (names.length === 0) return [];
+  await mkdir(dir);
+  const paths: string[] = [];
+  for (const name of names) {
+    if (!RULE_FILE_NAME.test(name))
+      throw new PrometheusConfigError(
+        'ruleFileContents',
+        name,
+        'must be keyed by plain file names: 1-128 letters, digits, ".", "_" or "-"',
+      );
+    const path = join(dir, name);
+    await writeFile(path, contents[name] ?? '');
+    paths.push(path);
+  }
+  return paths;
+}
 const STOP_GRACE_MS = 5_000;
 const PORT_ATTEMPTS = 5;
 const LOG_TAIL_LINES = 20;
@@ -89,6 +116,7 @@ export async function startPrometheus(options: StartPrometheusOptions): Promise<
     await mkdir(join(dataDir, 'targets'));
     await mkdir(tsdbDir);
     await writeTargetFiles(targetFiles, groups);
+    const ownRuleFiles = await writeRuleFiles(join(dataDir, 'rules'), options.ruleFileContents ?? {});
     await writeFile(
       configFile,
       renderPrometheusConfig({
@@ -97,7 +125,7 @@ export async function startPrometheus(options: StartPrometheusOptions): Promise<
           ? { evaluationIntervalSeconds: options.evaluationIntervalSeconds }
           : {}),
         targetFiles,
-        ruleFiles: (options.ruleFiles ?? []).map((file) => resolve(file)),
+        ruleFiles: [...(options.ruleFiles ?? []).map((file) => resolve(file)), ...ownRuleFiles],
         ...(options.externalLabels ? { externalLabels: options.externalLabels } : {}),
       }),
     );

@@ -57,7 +57,14 @@ export const twinStateSchema = z.strictObject({
     /** Secrets Manager, holding the Slack webhook URL (the twin's Slack sink) under `slackWebhookSecretId`. */
     secretsManagerEndpoint: z.string().url(),
     slackWebhookSecretId: z.string(),
+    /** The topic the preflight function publishes its summary to when a check fails. */
+    preflightTopicArn: z.string(),
   }),
+  /**
+   * PREFLIGHT_SETTINGS suited to this twin (its scrape interval, its Pods' warmup); what a stack deployed next to such
+   * a cluster would set. Passed through to the preflight function, which checks it.
+   */
+  preflightSettings: z.record(z.string(), z.unknown()),
 });
 
 export type TwinState = z.infer<typeof twinStateSchema>;

@@ -18,6 +18,8 @@ import { type SnsTwin, startSnsTwin } from '../aws/sns.js';
 import { type SlackWebhookSink, startSlackWebhookSink } from '../slack/webhookSink.js';
 import { CALIBRATION_HISTORY_TABLE } from '../../shared/calibration/history/table.js';
 import { ALERT_STATE_TABLE } from '../../shared/alerts/state/table.js';
+import { ampRuleGroupsNamespaceData } from '../../shared/alerts/export/rulesFile.js';
+import { grafanaDashboardConfigMaps } from '../../shared/dashboards/configMaps.js';
 import { startWorkloadControllers } from '../kube/controllers/startWorkloadControllers.js';
 import type { RunningReplica, Workloads } from '../kube/controllers/types.js';
 import { type KedaController, startKedaController } from '../kube/keda/controller.js';
@@ -43,7 +45,11 @@ export const TWIN_RESOURCES = {
   alertTopic: 'vllm-eks-pilot-alerts',
   alertStateTable: 'vllm-eks-pilot-alert-state',
   slackWebhookSecret: 'vllm-eks-pilot/slack-webhook',
+  /** Where the preflight function publishes its summary when a check fails. */
+  preflightTopic: 'vllm-eks-pilot-preflight',
 } as const;
+/** The file name under which the twin's Prometheus loads the five alert rules (as infra/prometheus names it). */
+export const TWIN_ALERT_RULES_FILE = 'vllm-alerts.rules.yaml';
 /** The EKS cluster name the twin pretends to be (the AWS guide's). */
 export const TWIN_CLUSTER = 'ai-eks-docs';
 /**
@@ -127,6 +133,8 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       scrapeIntervalSeconds: profile.prometheus.scrapeIntervalSeconds,
       targetGroups: {},
       externalLabels: { cluster: TWIN_CLUSTER },
+      // The five alert rules, loaded as AMP loads a rule groups namespace: /api/v1/rules lists them (preflight item 5).
+      ruleFileContents: { [TWIN_ALERT_RULES_FILE]: ampRuleGroupsNamespaceData() },
       log,
     });
     stops.push(() => prometheus.stop());
@@ -167,6 +175,7 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       region: TWIN_REGION,
       tokens: { admin: [adminToken], readOnly: [readOnlyToken] },
       clock,
+      podEndpoint: (namespace, pod) => workloads.podEndpoint(namespace, pod),
       log: detail,
     });
     stops.push(() => kubeApi.stop());
@@ -181,6 +190,7 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
     stops.push(() => sns.stop());
     const calibrationTopicArn = sns.createTopic(TWIN_RESOURCES.calibrationTopic);
     const alertTopicArn = sns.createTopic(TWIN_RESOURCES.alertTopic);
+    const preflightTopicArn = sns.createTopic(TWIN_RESOURCES.preflightTopic);
     const dynamodb = await startDynamoDbTwin({
       region: TWIN_REGION,
       tables: [
@@ -292,7 +302,9 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
         alertStateTable: TWIN_RESOURCES.alertStateTable,
         secretsManagerEndpoint: secretsManager.endpoint,
         slackWebhookSecretId: TWIN_RESOURCES.slackWebhookSecret,
+        preflightTopicArn,
       },
+      preflightSettings: twinPreflightSettings(profile),
     };
     if (options.stateFile) await writeTwinState(options.stateFile, state);
 
@@ -332,12 +344,31 @@ function vllmInput(profile: Profile): VllmDeploymentInputSpec {
     maxModelLen: profile.engine.maxModelLen,
     maxNumSeqs: profile.engine.maxNumSeqs,
     replicas: profile.replicas,
+    // The profile's warmup (its first requests are the slow ones), not the guide's 100: Pods start in seconds.
+    warmup: profile.startup.warmupRequests > 0 ? { requests: profile.startup.warmupRequests } : false,
+  };
+}
+
+/**
+ * The preflight settings that suit the twin, as a deployed stack would set PREFLIGHT_SETTINGS for a cluster like it:
+ * freshness from its short scrape interval, a scale-cycle window of the last hour at a step fine enough to see the
+ * demo's one-minute cycle, and the warmup its Pods run (the profile's, not the guide's 100).
+ */
+export function twinPreflightSettings(profile: Profile): TwinState['preflightSettings'] {
+  const scrape = profile.prometheus.scrapeIntervalSeconds;
+  return {
+    // Four scrape intervals, as the default is four of AWS's 30 s; at least 10 s so a slow first scrape is not stale.
+    freshnessSeconds: Math.max(10, 4 * scrape),
+    scaleCycleLookbackSeconds: 3600,
+    scaleCycleStepSeconds: Math.max(1, scrape),
+    warmupRequests: profile.startup.warmupRequests,
   };
 }
 
 /**
  * The guide's cluster, applied through the API as a platform team would: the add-ons (CRDs, the DCGM exporter
- * DaemonSet), then the product's vLLM Deployment, Service and ServiceMonitor.
+ * DaemonSet), the Grafana dashboard ConfigMaps for the sidecar, then the product's vLLM Deployment, Service and
+ * ServiceMonitor.
  */
 async function buildWorld(
   cluster: ClusterClient,
@@ -351,6 +382,7 @@ async function buildWorld(
     ...(profile.keda.installed ? [namespace(ADDON_NAMESPACES.keda), ...kedaCrds()] : []),
     serviceMonitorCrd(),
     dcgmExporterDaemonSet(),
+    ...grafanaDashboardConfigMaps({ namespace: ADDON_NAMESPACES.monitoring }),
     ...(profile.namespace === 'default'
       ? [namespace('default')]
       : [namespace('default'), namespace(profile.namespace)]),

@@ -1,0 +1,235 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EKSClient } from '@aws-sdk/client-eks';
+import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { z } from 'zod';
+import { DynamoDbHistoryStore } from '../../shared/calibration/history/DynamoDbHistoryStore.js';
+import { systemClock, type Clock } from '../../shared/clock/clock.js';
+import { formatPath } from '../../shared/config/zodIssues.js';
+import { connectToEks } from '../../shared/kube/connectToEks.js';
+import type { ClusterClient } from '../../shared/kube/types.js';
+import { HttpMetricsSource } from '../../shared/metrics/ampClient.js';
+import { HttpAlertRulesSource } from '../../shared/metrics/rulesClient.js';
+import { formatPreflightReport } from '../../shared/preflight/format.js';
+import { runPreflight } from '../../shared/preflight/runPreflight.js';
+import {
+  CHECK_STATUSES,
+  type CheckStatus,
+  type PreflightReport,
+  type PreflightTarget,
+} from '../../shared/preflight/types.js';
+import { mapWithConcurrency } from '../../shared/util/mapWithConcurrency.js';
+import { lazyLambdaEntry, withDeadline } from '../shared/lambdaEntry.js';
+import { loadPreflightConfig, type PreflightConfig } from './config.js';
+import { PreflightEventInvalidError, PreflightPublishError, PreflightTargetUnknownError } from './errors.js';
+import { preflightNotification, worstStatus, type PreflightNotification } from './notification.js';
+
+/**
+ * Either an EventBridge scheduled event (no `targets`: every target) or an on-demand `{ "targets": [...] }`.
+ * Other fields (EventBridge's) pass through unchecked.
+ */
+const eventSchema = z.looseObject({
+  targets: z
+    .array(z.string({ error: 'must be a target name (a string)' }), {
+      error: 'must be a list of target names',
+    })
+    .optional(),
+});
+
+/** Targets checked at once; each check is a handful of small requests. */
+const TARGET_CONCURRENCY = 4;
+/** Stop starting work this long before the Lambda deadline, to log and publish what was found. */
+const DEADLINE_MARGIN_MS = 10_000;
+/** Per attempt; a run takes seconds, well inside its timeout. */
+const AWS_REQUEST_TIMEOUT_MS = 10_000;
+const MAX_LOGGED_PROBLEMS = 11;
+
+/** Runs the eleven checks for one target (runPreflight against EKS, AMP and DynamoDB in AWS; anything in tests). */
+export type CheckTargetFn = (target: PreflightTarget, signal: AbortSignal) => Promise<PreflightReport>;
+
+/** Publishes the run's summary; resolves to the SNS message id. */
+export type PublishFn = (notification: PreflightNotification) => Promise<string | undefined>;
+
+export interface PreflightDeps {
+  config: PreflightConfig;
+  check: CheckTargetFn;
+  publish: PublishFn;
+  logger: Logger;
+  clock?: Clock;
+}
+
+/** What one invocation returns: every report, and the SNS message it published when a check failed. */
+export interface PreflightRunResult {
+  status: CheckStatus;
+  checkedAt: string;
+  reports: PreflightReport[];
+  notification: { messageId: string | undefined; subject: string } | null;
+}
+
+/** Builds the middy-wrapped handler: check the targets the event names (all by default), publish on a fail. */
+export function createHandler(deps: PreflightDeps) {
+  const clock = deps.clock ?? systemClock;
+  const { config, logger } = deps;
+
+  const preflightHandler = async (
+    event: unknown,
+    context: Context,
+    { signal }: { signal: AbortSignal },
+  ): Promise<PreflightRunResult> => {
+    const targets = selectTargets(config.targets, event);
+    const deadline = withDeadline(signal, context, DEADLINE_MARGIN_MS);
+    const checkedAt = new Date(clock.now()).toISOString();
+    const reports = await mapWithConcurrency(targets, TARGET_CONCURRENCY, (target) => deps.check(target, deadline));
+    for (const report of reports) logReport(logger, report);
+    const status = worstStatus(reports.map((r) => r.status));
+
+    let notification: PreflightRunResult['notification'] = null;
+    // Only a fail is news worth a message; a warn is in the logs and the returned reports.
+    if (status === CHECK_STATUSES.fail) {
+      const message = preflightNotification(reports, formatPreflightReport, checkedAt);
+      try {
+        notification = { messageId: await deps.publish(message), subject: message.subject };
+      } catch (error) {
+        throw new PreflightPublishError(config.topicArn, { cause: error });
+      }
+      logger.info('preflight summary published', { topicArn: config.topicArn, ...notification });
+    }
+    logger.info('preflight finished', {
+      status,
+      targets: reports.map((r) => `${r.target.name}: ${r.status}`),
+    });
+    return { status, checkedAt, reports, notification };
+  };
+
+  return middy(preflightHandler).use(injectLambdaContext(logger, { resetKeys: true }));
+}
+
+/** The targets the event asks for: all for a scheduled event or an empty list; else exactly the named ones. */
+export function selectTargets(targets: readonly PreflightTarget[], event: unknown): PreflightTarget[] {
+  const parsed = eventSchema.safeParse(event ?? {});
+  if (!parsed.success)
+    throw new PreflightEventInvalidError(
+      parsed.error.issues.map((issue) => `${formatPath('event', issue.path)}: ${issue.message}`),
+    );
+  const names = parsed.data.targets ?? [];
+  if (names.length === 0) return [...targets];
+  const known = targets.map((t) => t.name);
+  const unknown = names.filter((name) => !known.includes(name));
+  if (unknown.length > 0) throw new PreflightTargetUnknownError(unknown, known);
+  return targets.filter((t) => names.includes(t.name));
+}
+
+/** One line per target: info on pass, warn on warn, error on fail; each problem with its reason. */
+function logReport(logger: Logger, report: PreflightReport): void {
+  const line = {
+    target: report.target.name,
+    status: report.status,
+    counts: report.counts,
+    problems: report.results
+      .filter((r) => r.status !== CHECK_STATUSES.pass)
+      .slice(0, MAX_LOGGED_PROBLEMS)
+      .map((r) => `${r.item}. ${r.title}: ${r.status}: ${r.reason}`),
+  };
+  if (report.status === CHECK_STATUSES.pass) logger.info('target ready', line);
+  else if (report.status === CHECK_STATUSES.warn) logger.warn('target has warnings', line);
+  else logger.error('target failed preflight', line);
+}
+
+/**
+ * A ClusterClient that connects on first use. A cluster that cannot be reached (DescribeCluster refused, no such
+ * cluster) then fails only the checks that read it, each naming the error, while the AMP checks still run.
+ */
+function lazyCluster(connect: () => Promise<ClusterClient>): ClusterClient {
+  let connection: Promise<ClusterClient> | undefined;
+  // A Proxy, not a hand-written delegate, so every ClusterClient method (present and future) is forwarded.
+  return new Proxy({} as ClusterClient, {
+    get: (_target, method: string | symbol) => {
+      if (method === 'then') return undefined; // not a thenable: `await lazyCluster(...)` must not call it
+      return async (...args: unknown[]) => {
+        // A failed connection is forgotten, so the next run of this container tries again.
+        connection ??= connect().catch((error: unknown) => {
+          connection = undefined;
+          throw error;
+        });
+        const client = (await connection) as unknown as Record<string | symbol, (...a: unknown[]) => unknown>;
+        const fn = client[method];
+        if (typeof fn !== 'function') throw new TypeError(`ClusterClient has no method ${String(method)}`);
+        return fn.apply(client, args);
+      };
+    },
+  });
+}
+
+/** Builds the real adapters from the environment: EKS, AMP over SigV4, DynamoDB and SNS through the SDK. */
+export function depsFromEnvironment(
+  env: Readonly<Record<string, string | undefined>>,
+  logger: Logger,
+  clock: Clock = systemClock,
+): PreflightDeps {
+  const config = loadPreflightConfig(env);
+  const requestHandler = { connectionTimeout: 3_000, requestTimeout: AWS_REQUEST_TIMEOUT_MS };
+  const endpoint = (url: string | undefined) => (url === undefined ? {} : { endpoint: url });
+  // One workspace holds every target's series and rules, so one source of each serves them all.
+  const metrics = new HttpMetricsSource({ endpoint: config.ampWorkspaceUrl, region: config.ampRegion });
+  const rules = new HttpAlertRulesSource({ endpoint: config.ampWorkspaceUrl, region: config.ampRegion });
+  const dynamo = new DynamoDBClient({ region: config.region, requestHandler, ...endpoint(config.dynamoDbEndpoint) });
+  const history = new DynamoDbHistoryStore({ client: dynamo, tableName: config.historyTable });
+  const sns = new SNSClient({ region: config.region, requestHandler, ...endpoint(config.snsEndpoint) });
+  const eks = new EKSClient({ region: config.region, requestHandler, ...endpoint(config.eksEndpoint) });
+  const clusters = new Map<string, ClusterClient>();
+  const clusterFor = (name: string): ClusterClient => {
+    let cluster = clusters.get(name);
+    if (cluster === undefined) {
+      cluster = lazyCluster(() => connectToEks({ clusterName: name, region: config.region, eks, clock }));
+      clusters.set(name, cluster);
+    }
+    return cluster;
+  };
+  logger.info('configuration loaded', {
+    targets: config.targets.map((t) => t.name),
+    ampWorkspaceUrl: config.ampWorkspaceUrl,
+    topicArn: config.topicArn,
+    historyTable: config.historyTable,
+    settings: config.settings,
+  });
+  return {
+    config,
+    check: (target, signal) =>
+      runPreflight({
+        target,
+        cluster: clusterFor(target.cluster),
+        metrics,
+        rules,
+        history,
+        settings: config.settings,
+        clock,
+        signal,
+      }),
+    publish: async (notification) => {
+      const output = await sns.send(
+        new PublishCommand({
+          TopicArn: config.topicArn,
+          Subject: notification.subject,
+          Message: notification.message,
+          MessageAttributes: Object.fromEntries(
+            Object.entries(notification.attributes).map(([name, value]) => [
+              name,
+              { DataType: 'String', StringValue: value },
+            ]),
+          ),
+        }),
+      );
+      return output.MessageId;
+    },
+    logger,
+    clock,
+  };
+}
+
+/** The Lambda entry point (see lazyLambdaEntry: built on first use, configuration parsed once per container). */
+export const handler = lazyLambdaEntry<unknown, PreflightRunResult>('preflight', (env, logger) =>
+  createHandler(depsFromEnvironment(env, logger)),
+);
