@@ -1,7 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { Context } from 'aws-lambda';
-import { functionLogger, alertEvaluatorEnvironment } from '../cli/twinAlerts.js';
+import { alertEvaluatorEnvironment, functionLogger, lambdaContext } from '../cli/twinAlerts.js';
 import { twinTarget, useTwinCredentials } from '../cli/twinContext.js';
 import {
   createHandler as createAlertEvaluator,
@@ -216,24 +214,6 @@ export interface CostBenchOptions {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** The Lambda context fields the handlers read. */
-function lambdaContext(functionName: string): Context {
-  return {
-    awsRequestId: randomUUID(),
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-2:000000000000:function:${functionName}`,
-    memoryLimitInMB: '512',
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'bench',
-    callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => 60_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
 
 /** A metrics source on the twin's Prometheus whose queries are recorded (the handlers' own client, own options). */
 function recordingSource(state: TwinState): { source: HttpMetricsSource; queries: RecordedQuery[] } {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseEnvironmentWithTargets } from '../../shared/config/environment.js';
 import { ConfigInvalidError, type ConfigIssue } from '../../shared/config/errors.js';
-import { targetSchema, TARGET_NAME_RULES } from '../../shared/config/targets.js';
+import { targetSchema, TARGET_NAME_RULES, uniqueTargetList } from '../../shared/config/targets.js';
 import { toConfigIssues } from '../../shared/config/zodIssues.js';
 import { PreflightSettingsInvalidError } from '../../shared/preflight/errors.js';
 import { parsePreflightSettings } from '../../shared/preflight/settings.js';
@@ -76,22 +76,7 @@ const preflightTargetSchema = targetSchema.extend({
     .optional(),
 }) satisfies z.ZodType<PreflightTarget>;
 
-const preflightTargetsSchema = z
-  .array(preflightTargetSchema, { error: 'must be a JSON array of targets' })
-  .min(1, { error: 'must list at least one target' })
-  .superRefine((targets, ctx) => {
-    const firstIndex = new Map<string, number>();
-    targets.forEach((target, index) => {
-      const earlier = firstIndex.get(target.name);
-      if (earlier === undefined) firstIndex.set(target.name, index);
-      else
-        ctx.addIssue({
-          code: 'custom',
-          path: [index, 'name'],
-          message: `duplicate name ${JSON.stringify(target.name)} (also used by targets[${earlier}]); names must be unique`,
-        });
-    });
-  });
+const preflightTargetsSchema = uniqueTargetList(preflightTargetSchema);
 
 /** Parses the TARGETS list (JSON text); throws `ConfigInvalidError` naming index and field (`targets[0].service`). */
 export function parsePreflightTargets(text: string): PreflightTarget[] {

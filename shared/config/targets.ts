@@ -47,23 +47,28 @@ export const targetSchema = z.strictObject({
   clusterLabel: matching(TARGET_NAME_RULES.prometheusLabel).optional(),
 }) satisfies z.ZodType<Target>;
 
-/** A non-empty list of targets with unique names. */
-export const targetsSchema = z
-  .array(targetSchema, { error: 'must be a JSON array of targets' })
-  .min(1, { error: 'must list at least one target' })
-  .superRefine((targets, ctx) => {
-    const firstIndex = new Map<string, number>();
-    targets.forEach((target, index) => {
-      const earlier = firstIndex.get(target.name);
-      if (earlier === undefined) firstIndex.set(target.name, index);
-      else
-        ctx.addIssue({
-          code: 'custom',
-          path: [index, 'name'],
-          message: `duplicate name ${JSON.stringify(target.name)} (also used by targets[${earlier}]); names must be unique`,
-        });
+/** A non-empty list of targets of `item`'s shape whose names are unique (the issue names the duplicate's index). */
+export function uniqueTargetList<T extends z.ZodType<{ name: string }>>(item: T) {
+  return z
+    .array(item, { error: 'must be a JSON array of targets' })
+    .min(1, { error: 'must list at least one target' })
+    .superRefine((targets, ctx) => {
+      const firstIndex = new Map<string, number>();
+      targets.forEach((target, index) => {
+        const earlier = firstIndex.get(target.name);
+        if (earlier === undefined) firstIndex.set(target.name, index);
+        else
+          ctx.addIssue({
+            code: 'custom',
+            path: [index, 'name'],
+            message: `duplicate name ${JSON.stringify(target.name)} (also used by targets[${earlier}]); names must be unique`,
+          });
+      });
     });
-  });
+}
+
+/** A non-empty list of targets with unique names. */
+export const targetsSchema = uniqueTargetList(targetSchema);
 
 /**
  * Parses and validates a list of targets, given as JSON text or as an already-parsed value.

@@ -498,7 +498,7 @@ describe('Check: scale-cycle', () => {
 
     // Assess
     expect(result.reason).toBe(
-      'scaled out from 1 to 3 serving Pods at 2025-06-02T07:20:00.000Z and back in to 2 at 2025-06-02T07:40:00.000Z',
+      'scaled out from 1 to 3 serving Pods at 2025-06-02T07:20:00.000Z and back in to 1 at 2025-06-02T07:50:00.000Z',
     );
   });
 });
@@ -508,6 +508,12 @@ describe('Function: findScaleCycle', () => {
     { case: 'down then up then down', values: [3, 1, 2, 1], expected: { before: 1, out: 2, in: 1 } },
     { case: 'only down', values: [3, 2, 1], expected: undefined },
     { case: 'a plateau before the fall', values: [1, 2, 2, 2, 1], expected: { before: 1, out: 2, in: 1 } },
+    { case: 'only up', values: [1, 2, 3], expected: undefined },
+    {
+      case: 'a rollout blip, then a real scale cycle: the larger one',
+      values: [1, 2, 1, 1, 2, 3, 4, 4, 3, 2, 1],
+      expected: { before: 1, out: 4, in: 1 },
+    },
   ])('$case', ({ values, expected }) => {
     // Act
     const cycle = findScaleCycle(values.map((value, i) => ({ timestampMs: i, value })));

@@ -16,27 +16,32 @@ export interface ScaleCycle {
 }
 
 /**
- * Finds the first scale-out followed by a scale-in in a series of serving-Pod counts: a point above the lowest count
- * seen before it, then a later point below the highest count seen since that scale-out.
+ * Finds the largest scale-out followed by a scale-in in a series of serving-Pod counts: the highest point with a lower
+ * count somewhere before it and somewhere after it. The largest, not the first, because a rolling update also adds a
+ * surge Pod for a moment; reporting KEDA's 1 → 4 → 1 says more than a one-step blip. `before` and `in` are the
+ * lowest counts on either side (earliest on ties), `out` the first time the peak was reached.
  */
 export function findScaleCycle(points: readonly Point[]): ScaleCycle | undefined {
-  let low: Point | undefined;
-  for (let i = 0; i < points.length; i++) {
-    const point = points[i] as Point;
-    if (low === undefined || point.value < low.value) {
-      low = point;
-      continue;
-    }
-    if (point.value <= low.value) continue;
-    let peak = point;
-    for (let j = i + 1; j < points.length; j++) {
-      const later = points[j] as Point;
-      if (later.value > peak.value) peak = later;
-      else if (later.value < peak.value) return { before: low, out: peak, in: later };
-    }
-    return undefined;
+  const n = points.length;
+  // lowestAfter[i]: the lowest point after i (the earliest of equals).
+  const lowestAfter: Array<Point | undefined> = new Array<Point | undefined>(n).fill(undefined);
+  for (let i = n - 2; i >= 0; i--) {
+    const next = points[i + 1] as Point;
+    const rest = lowestAfter[i + 1];
+    lowestAfter[i] = rest === undefined || next.value <= rest.value ? next : rest;
   }
-  return undefined;
+  let lowestBefore: Point | undefined;
+  let best: ScaleCycle | undefined;
+  for (let i = 0; i < n; i++) {
+    const point = points[i] as Point;
+    const after = lowestAfter[i];
+    if (lowestBefore !== undefined && after !== undefined && lowestBefore.value < point.value) {
+      if (after.value < point.value && (best === undefined || point.value > best.out.value))
+        best = { before: lowestBefore, out: point, in: after };
+    }
+    if (lowestBefore === undefined || point.value < lowestBefore.value) lowestBefore = point;
+  }
+  return best;
 }
 
 /**
