@@ -8,7 +8,7 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import { DynamoDbHistoryStore } from '../shared/calibration/history/DynamoDbHistoryStore.js';
 import { historyTargetKey } from '../shared/calibration/history/historyTargetKey.js';
 import { KEDA_PAUSED_REPLICAS_ANNOTATION } from '../shared/calibration/scaledObjectThresholds.js';
-import type { CalibrationReport } from '../shared/calibration/types.js';
+import type { CalibrationReport, StepMeasurement } from '../shared/calibration/types.js';
 import { systemClock } from '../shared/clock/clock.js';
 import { scaledObject } from '../shared/kube/manifests/scaledObject.js';
 import type { KubeObject } from '../shared/kube/types.js';
@@ -304,6 +304,66 @@ describe('Workflow: calibration on the twin', () => {
         name: twin.profile.deployment,
       });
     });
+  });
+
+  describe('early step ending', () => {
+    type Output = { steps: StepMeasurement[]; report: { reportLocation: string } };
+
+    it(
+      'ends a saturating step early (its Job stopped) as saturated-early, with the reason in the report',
+      async () => {
+        // Prepare: 70 req/s on one replica of about 35 req/s: the queue grows about 35 req/s.
+        const name = 'calib-early-saturated';
+
+        // Act
+        const { outcome, events } = await runCalibration({
+          name,
+          input: calibrationInput({
+            plan: { rates: [70], holdSeconds: 20, restSeconds: 1, earlyStop: { watchSeconds: 2 } },
+          }),
+        });
+
+        // Assess
+        expect(outcome.status).toBe('succeeded');
+        const output = (outcome.status === 'succeeded' ? outcome.output : {}) as Output;
+        const report = JSON.parse(await readFile(output.report.reportLocation, 'utf8')) as CalibrationReport;
+        const step = report.steps[0];
+        expect(step?.ending).toMatchObject({ kind: 'saturated-early', plannedHoldSeconds: 20 });
+        expect(step?.ending?.heldSeconds).toBeLessThan(20);
+        expect(step?.ending?.reason).toMatch(/significantly above the saturation limit/);
+        expect(step?.k6).toBeNull();
+        expect(step?.verdict.reasons.join(' ')).toMatch(/the step was ended after \d+ s of its 20 s hold/);
+        expect(report.analysis.saturation).toMatchObject({ found: true, rateRps: 70 });
+        expect(statesEntered(events)).not.toContain('CheckLoadJob');
+        expect(await labelled(name)).toEqual({ jobs: [], configMaps: [] });
+      },
+      LONG,
+    );
+
+    it(
+      'holds every step fully when plan.earlyStop.enabled is false',
+      async () => {
+        // Prepare
+        const name = 'calib-early-off';
+
+        // Act
+        const { outcome } = await runCalibration({
+          name,
+          input: calibrationInput({
+            plan: { rates: [70], holdSeconds: 8, restSeconds: 1, earlyStop: { enabled: false, watchSeconds: 2 } },
+          }),
+        });
+
+        // Assess
+        expect(outcome.status).toBe('succeeded');
+        const steps = (outcome.status === 'succeeded' ? (outcome.output as Output).steps : []) ?? [];
+        expect(steps).toHaveLength(1);
+        expect(steps[0]?.ending).toMatchObject({ kind: 'held', heldSeconds: 8, plannedHoldSeconds: 8 });
+        expect(steps[0]?.ending?.reason).toMatch(/plan\.earlyStop\.enabled false/);
+        expect(steps[0]?.k6).not.toBeNull();
+      },
+      LONG,
+    );
   });
 
   describe('failure paths: cleanup, then Fail with the original error', () => {

@@ -449,6 +449,7 @@ describe('Stack: the packaged CloudFormation template', () => {
       { key: 'calibrationAnalyze', actions: [] },
       { key: 'calibrationDeploy', actions: ['eks:DescribeCluster'] },
       { key: 'calibrationMeasureStep', actions: ['aps:QueryMetrics', 'eks:DescribeCluster'] },
+      { key: 'calibrationWatchLoadStep', actions: ['aps:QueryMetrics', 'eks:DescribeCluster'] },
       { key: 'calibrationReadinessGate', actions: ['aps:QueryMetrics', 'eks:DescribeCluster'] },
       {
         key: 'calibrationStoreReport',

@@ -37,8 +37,7 @@ export async function checkJob(deps: CalibrationDeps, event: unknown): Promise<J
   const where = `${job.component} Job ${job.namespace}/${job.name}`;
   if (live === undefined) throw new CalibrationJobFailedError(`${where} is gone: it was deleted before it finished`);
   const phase = jobPhase(live);
-  if (phase.phase === 'failed')
-    throw new CalibrationJobFailedError(`${where} failed (${phase.reason}); ${await logTail(cluster, job)}`);
+  if (phase.phase === 'failed') throw await jobFailedError(cluster, job, phase.reason);
   const elapsedSeconds = (deps.clock.now() - job.createdAtMs) / 1000;
   if (phase.phase === 'running' && elapsedSeconds > job.boundSeconds)
     throw new CalibrationJobTimeoutError(
@@ -52,6 +51,16 @@ export async function checkJob(deps: CalibrationDeps, event: unknown): Promise<J
     attempts,
     waitSeconds: JOB_POLL_SECONDS[job.component],
   };
+}
+
+/** CalibrationJobFailedError for a Failed k6 Job: its reason and the tail of its k6 log. */
+export async function jobFailedError(
+  cluster: ClusterClient,
+  job: JobRef,
+  reason: string,
+): Promise<CalibrationJobFailedError> {
+  const where = `${job.component} Job ${job.namespace}/${job.name}`;
+  return new CalibrationJobFailedError(`${where} failed (${reason}); ${await logTail(cluster, job)}`);
 }
 
 /** `k6 log tail: ...` of the Job's Pod, or why there is none. */

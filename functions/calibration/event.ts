@@ -97,6 +97,30 @@ export const loadStateSchema = z.object({
 });
 export type LoadState = z.infer<typeof loadStateSchema>;
 
+/** `$.watch`: WatchLoadStep's last look at the running step (null before the first step). */
+export const watchStateSchema = z.object({
+  /** `continue`: look again after waitSeconds; `ended`: stopped early (Job deleted); `held`: the hold is over. */
+  status: z.enum(['continue', 'ended', 'held']),
+  /** The Job looked at: a look at an earlier step's Job says nothing about this one. */
+  job: z.string(),
+  reason: z.string(),
+  /** Whole seconds until the next look (SecondsPath takes integers). */
+  waitSeconds: z.number().int().min(1),
+  /** When the load started (epoch ms): the later of the Job's creation and the k6 container's start; null before. */
+  loadStartMs: z.number().nullable(),
+  /** An early ending: the decision and the end of the window the decision saw (its latest queue sample). */
+  ending: z
+    .object({
+      kind: z.enum(['saturated-early', 'stable-early']),
+      reason: z.string(),
+      heldSeconds: z.number().min(0),
+      plannedHoldSeconds: z.number().positive(),
+    })
+    .nullable(),
+  windowEndMs: z.number().nullable(),
+});
+export type WatchState = z.infer<typeof watchStateSchema>;
+
 /** A poll loop's previous answer (`$.rollout`, `$.warmupCheck`, `$.readiness`, `$.loadCheck`); null before the first. */
 export const previousCheckSchema = z
   .looseObject({ attempts: z.number().int().min(0), startedAtMs: z.number().optional(), job: z.string().optional() })

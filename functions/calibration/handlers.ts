@@ -18,6 +18,7 @@ import { startLoadStep } from './startLoadStep.js';
 import { startWarmup } from './startWarmup.js';
 import { storeReport } from './storeReport.js';
 import { validateInput } from './validateInput.js';
+import { watchLoadStep } from './watchLoadStep.js';
 
 /**
  * Every calibration function, by its handler name, with the `${...FunctionArn}` placeholder its Task states use in
@@ -32,6 +33,7 @@ export const CALIBRATION_FUNCTIONS = {
   readinessGate: { placeholder: 'ReadinessGateFunctionArn', run: readinessGate },
   planNextStep: { placeholder: 'PlanNextStepFunctionArn', run: planNextStep },
   startLoadStep: { placeholder: 'StartLoadStepFunctionArn', run: startLoadStep },
+  watchLoadStep: { placeholder: 'WatchLoadStepFunctionArn', run: watchLoadStep },
   measureStep: { placeholder: 'MeasureStepFunctionArn', run: measureStep },
   analyze: { placeholder: 'AnalyzeFunctionArn', run: analyze },
   applyThresholds: { placeholder: 'ApplyThresholdsFunctionArn', run: applyThresholds },

@@ -171,6 +171,7 @@ export const CALIBRATION_CAPABILITIES: Record<CalibrationFunctionName, readonly 
   readinessGate: ['eksDescribeCluster', 'ampQuery'],
   planNextStep: [],
   startLoadStep: ['eksDescribeCluster'],
+  watchLoadStep: ['eksDescribeCluster', 'ampQuery'],
   measureStep: ['eksDescribeCluster', 'ampQuery'],
   analyze: [],
   applyThresholds: ['eksDescribeCluster'],

@@ -69,6 +69,7 @@ export function analyze(steps: readonly StepMeasurement[], input: CalibrationInp
     saturated.rateRps,
     { ...input, slo: {} },
     saturated.holdSeconds,
+    saturated.ending,
   ).saturated;
 
   let capacity: Derived<number> | null;
@@ -140,11 +141,15 @@ function deriveThresholds(
   const queueValue = Math.max(QUEUE_ACTIVATION + 1, Math.floor(r * knobs.maxQueueWaitSeconds + 1e-9));
 
   const fromAmp = base.amp.p95E2eSeconds;
-  const p95 = fromAmp ?? base.k6.httpReqDurationMs.p95 / 1000;
+  const fromK6 = base.k6 === null ? null : base.k6.httpReqDurationMs.p95 / 1000;
+  const p95 = fromAmp ?? fromK6 ?? 0;
   if (fromAmp === null) {
     notes.push(
-      `AMP had no p95 latency for the step at ${fmt(base.rateRps)} req/s: the thresholds use k6's client-side p95 ` +
-        `(${fmt(p95, 2)} s) instead`,
+      fromK6 === null
+        ? `neither AMP nor k6 has a p95 latency for the step at ${fmt(base.rateRps)} req/s (it ended early, before ` +
+            'k6 wrote a summary): the latency thresholds are at their 0.1 s floor; rerun with plan.earlyStop.enabled false'
+        : `AMP had no p95 latency for the step at ${fmt(base.rateRps)} req/s: the thresholds use k6's client-side p95 ` +
+            `(${fmt(p95, 2)} s) instead`,
     );
   }
   const p95Text = `${fmt(p95, 2)} s`;
@@ -247,18 +252,19 @@ function stepNotes(steps: readonly StepMeasurement[], input: CalibrationInput): 
           `divide by ${podsOf(step, input)}`,
       );
     }
-    if (step.k6.httpReqs === 0 || step.amp.completedRps === 0) {
+    const k6 = step.k6;
+    if (k6?.httpReqs === 0 || step.amp.completedRps === 0) {
       notes.push(
-        `${at} no requests ${step.k6.httpReqs === 0 ? 'were sent by k6' : 'completed in vLLM'}: the step ` +
+        `${at} no requests ${k6?.httpReqs === 0 ? 'were sent by k6' : 'completed in vLLM'}: the step ` +
           'measured no traffic (check the k6 Job and the Service)',
       );
     }
-    if (step.k6.httpReqFailed > 0) {
-      notes.push(`${at} ${step.k6.httpReqFailed} of ${step.k6.httpReqs} k6 requests failed`);
+    if (k6 !== null && k6.httpReqFailed > 0) {
+      notes.push(`${at} ${k6.httpReqFailed} of ${k6.httpReqs} k6 requests failed`);
     }
-    if (!step.verdict.saturated && step.k6.droppedIterations > 0) {
+    if (k6 !== null && !step.verdict.saturated && k6.droppedIterations > 0) {
       notes.push(
-        `${at} k6 dropped ${step.k6.droppedIterations} iterations (under the 1 % that counts as saturation): ` +
+        `${at} k6 dropped ${k6.droppedIterations} iterations (under the 1 % that counts as saturation): ` +
           `consider a larger plan.maxVUs`,
       );
     }

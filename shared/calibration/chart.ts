@@ -152,7 +152,7 @@ export function renderChartSvg(report: CalibrationReport): string {
 /** p95 end-to-end latency of a step: AMP's, else k6's client-side figure. */
 function p95Of(step: StepMeasurement): number | null {
   if (step.amp.p95E2eSeconds !== null) return step.amp.p95E2eSeconds;
-  return step.k6.httpReqs > 0 ? step.k6.httpReqDurationMs.p95 / 1000 : null;
+  return step.k6 !== null && step.k6.httpReqs > 0 ? step.k6.httpReqDurationMs.p95 / 1000 : null;
 }
 
 /** An axis from 0 to a round number at or above `max`, with ticks at 1, 2 or 5 × 10^k (about 5 of them). */

@@ -9,6 +9,9 @@ import { STRATEGY_NAMES } from './strategies/registry.js';
  * is refused with its path, so a typo cannot silently fall back to a default.
  */
 
+/** The one-sided confidences of the early-ending slope test (the columns of its t table). */
+export const EARLY_STOP_CONFIDENCES = [0.9, 0.95, 0.99] as const;
+
 /** The AWS guide's plan: 10, 20, ... 70 requests/s. */
 export const GUIDE_RATES = [10, 20, 30, 40, 50, 60, 70] as const;
 
@@ -110,6 +113,77 @@ export const calibrationInputSchema = z.strictObject({
       stopAtSaturation: z.boolean().default(true),
       preAllocatedVUs: count('pre-allocated VUs').default(50),
       maxVUs: count('max VUs').default(500),
+      /**
+       * Early step ending (shared/calibration/earlyStop.ts): a step ends before its hold once the queue's growth is
+       * statistically evident (saturated) or once it is clearly stable; `enabled: false` holds every step fully.
+       */
+      earlyStop: z
+        .strictObject({
+          enabled: z.boolean({ error: 'must be true or false (end steps early)' }).default(true),
+          /** One-sided confidence of the slope test: 0.9, 0.95 or 0.99 (the t table has these columns). */
+          confidence: z
+            .number({ error: 'must be a number (confidence of the slope test)' })
+            .refine((value) => (EARLY_STOP_CONFIDENCES as readonly number[]).includes(value), {
+              error: (issue) =>
+                `${JSON.stringify(issue.input)} is not supported; accepted: ${EARLY_STOP_CONFIDENCES.join(', ')}`,
+            })
+            .default(0.99),
+          /** No saturated ending before this many seconds of load; default 25 % of the step's hold. */
+          minSeconds: seconds('least load before a saturated ending').optional(),
+          /** Queue samples needed before any ending (the slope's t-test has n − 2 degrees of freedom). */
+          minSamples: count('queue samples before an ending', 4).default(6),
+          /** No stable ending before this fraction of the hold. */
+          stableAfterFraction: z
+            .number({ error: 'must be a fraction of the hold (stable ending)' })
+            .gt(0, { error: 'must be > 0 (a fraction of the hold)' })
+            .max(1, { error: 'must be <= 1 (a fraction of the hold)' })
+            .default(0.5),
+          /** A stable ending needs the queue's maximum at most this many requests per Pod. */
+          stableQueueMaxPerPod: z
+            .number({ error: 'must be a number of queued requests per Pod' })
+            .min(0, { error: 'must be >= 0 queued requests per Pod' })
+            .default(2),
+          /** Seconds between looks at the running step (WatchLoadStep). */
+          watchSeconds: seconds('between looks at a running step').default(10),
+        })
+        .prefault({}),
+      /**
+       * The `adaptive` strategy (strategies/adaptive.ts): geometric steps from startRps (× growthFactor, up to maxRps)
+       * until one saturates, then probes at capacity × (1 ± resolution) until the bracket [highest stable, lowest
+       * saturated] is that narrow, or maxSteps. `rates` above are linear's and do not apply to it.
+       */
+      adaptive: z
+        .strictObject({
+          startRps: z
+            .number({ error: 'must be a number of requests/s (first bracket step)' })
+            .gt(0, { error: 'must be > 0 requests/s (first bracket step)' })
+            .default(4),
+          growthFactor: z
+            .number({ error: 'must be a number (rate multiplier between bracket steps)' })
+            .gt(1, { error: 'must be > 1 (rate multiplier between bracket steps)' })
+            .max(10, { error: 'must be <= 10 (rate multiplier between bracket steps)' })
+            .default(2),
+          maxRps: z
+            .number({ error: 'must be a number of requests/s (highest rate offered)' })
+            .gt(0, { error: 'must be > 0 requests/s (highest rate offered)' })
+            .default(1024),
+          resolution: z
+            .number({ error: 'must be a fraction of capacity (0.05 = ±5 %)' })
+            .gt(0, { error: 'must be > 0 (a fraction of capacity, 0.05 = ±5 %)' })
+            .max(0.5, { error: 'must be <= 0.5 (a fraction of capacity, 0.05 = ±5 %)' })
+            .default(0.05),
+          maxSteps: count('load steps at most', 2).max(50, { error: 'must be <= 50 (load steps at most)' }).default(10),
+          /** Hold of the bracket steps (before any step saturated); default plan.holdSeconds. */
+          bracketHoldSeconds: seconds('hold time of the bracket steps').optional(),
+        })
+        .refine((a) => a.startRps <= a.maxRps, {
+          path: ['startRps'],
+          error: (issue) => {
+            const a = issue.input as { startRps: number; maxRps: number };
+            return `${a.startRps} is above maxRps (${a.maxRps}); accepted: a rate <= maxRps`;
+          },
+        })
+        .prefault({}),
     })
     .prefault({}),
   /** The latency SLO: a step whose p95 end-to-end latency exceeds it counts as saturated. Optional. */
@@ -151,6 +225,8 @@ export const calibrationInputSchema = z.strictObject({
 export type CalibrationInput = z.output<typeof calibrationInputSchema>;
 export type CalibrationInputSpec = z.input<typeof calibrationInputSchema>;
 export type CalibrationPlan = CalibrationInput['plan'];
+export type EarlyStopSettings = CalibrationPlan['earlyStop'];
+export type AdaptiveSettings = CalibrationPlan['adaptive'];
 
 /** Validates a calibration input; throws CalibrationInputInvalidError naming every bad field. */
 export function parseCalibrationInput(input: unknown): CalibrationInput {

@@ -315,6 +315,46 @@ describe('Function: classifyStep', () => {
     expect(verdict.saturated).toBe(false);
   });
 
+  it('classifies a step that ended early without its k6 summary from AMP alone, allowing its p95 as in flight', () => {
+    // Prepare: 18 s measured; 0.95 × 40 × (1 − 2.5 / 18) = 32.7 req/s is the least that counts as keeping up.
+    const amp = ampStable(40, { completedRps: 33 });
+
+    // Act
+    const verdict = classifyStep(amp, null, 40, testInput(), 18);
+
+    // Assess
+    expect(verdict).toEqual({ saturated: false, reasons: [] });
+  });
+
+  it('counts a step ended early as saturated with the early ending as its reason', () => {
+    // Prepare: the queue grew, but its maximum stayed under the floor of rule 1.
+    const ending = {
+      kind: 'saturated-early' as const,
+      reason: 'queue slope 3 ± 0.2 req/s is significantly above the saturation limit 0.8 req/s',
+      heldSeconds: 20,
+      plannedHoldSeconds: 60,
+    };
+
+    // Act
+    const verdict = classifyStep(
+      ampStable(40, { queueSlopePerSecond: 3, queueMax: 4 }),
+      null,
+      40,
+      testInput(),
+      20,
+      ending,
+    );
+
+    // Assess
+    expect(verdict).toEqual({
+      saturated: true,
+      reasons: [
+        'the step was ended after 20 s of its 60 s hold at 40 req/s offered: queue slope 3 ± 0.2 req/s is ' +
+          'significantly above the saturation limit 0.8 req/s',
+      ],
+    });
+  });
+
   it('gives every reason that holds', () => {
     // Prepare
     const amp = ampStable(60, { queueSlopePerSecond: 5.6, queueMax: 350, completedRps: 40, p95E2eSeconds: 9 });

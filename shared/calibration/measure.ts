@@ -25,7 +25,7 @@ import {
   stepQueries,
   type StepQueries,
 } from './stepQueries.js';
-import type { AmpStepMeasurement, StepMeasurement, StepVerdict } from './types.js';
+import type { AmpStepMeasurement, StepEnding, StepMeasurement, StepVerdict } from './types.js';
 
 export interface MeasureDeps {
   source: MetricsSource;
@@ -45,14 +45,16 @@ const QUERY_CONCURRENCY = 4;
 
 /**
  * Measures one step from AMP over [startMs, endMs] (instant queries evaluated at endMs over the window, the queue as
- * a range query) and classifies it. A failing AMP query that may succeed later throws
- * CalibrationDependencyUnavailableError; no vLLM series at all in the window throws CalibrationMeasurementError.
+ * a range query) and classifies it. `k6` is null when the step ended early (its Job was stopped before k6 printed a
+ * summary); `ending` says how the step ended and is recorded with it. A failing AMP query that may succeed later
+ * throws CalibrationDependencyUnavailableError; no vLLM series at all in the window throws CalibrationMeasurementError.
  */
 export async function measureStep(
   deps: MeasureDeps,
   input: CalibrationInput,
   window: StepWindow,
-  k6: K6Summary,
+  k6: K6Summary | null,
+  ending?: StepEnding,
 ): Promise<StepMeasurement> {
   checkWindow(window);
   const target = calibrationTarget(input);
@@ -122,7 +124,8 @@ export async function measureStep(
     windowEnd: new Date(window.endMs).toISOString(),
     k6,
     amp,
-    verdict: classifyStep(amp, k6, window.rateRps, input, window.holdSeconds),
+    verdict: classifyStep(amp, k6, window.rateRps, input, window.holdSeconds, ending),
+    ...(ending === undefined ? {} : { ending }),
   };
 }
 
@@ -134,15 +137,19 @@ export async function measureStep(
  *    are not "behind";
  * 3. k6 got fewer than 95 % of the rate as successful responses per second of hold, or dropped more than 1 % of the
  *    planned iterations (rate × hold);
- * 4. p95 end-to-end latency exceeds `input.slo.p95LatencySeconds`, when an SLO is set.
+ * 4. p95 end-to-end latency exceeds `input.slo.p95LatencySeconds`, when an SLO is set;
+ * 5. the step was ended early because the queue's growth was statistically evident (shared/calibration/earlyStop.ts).
+ * Without a k6 summary (a step ended early: its Job was stopped) rule 3 is skipped, and the in-flight allowance of
+ * rule 2 uses AMP's p95 latency instead of k6's mean (larger: the allowance errs towards "stable").
  * Every reason is a sentence with the numbers.
  */
 export function classifyStep(
   amp: AmpStepMeasurement,
-  k6: K6Summary,
+  k6: K6Summary | null,
   rateRps: number,
   input: CalibrationInput,
   holdSeconds: number = input.plan.holdSeconds,
+  ending?: StepEnding,
 ): StepVerdict {
   const rules = SATURATION_RULES;
   const reasons: string[] = [];
@@ -157,7 +164,8 @@ export function classifyStep(
     );
   }
 
-  const inFlightSeconds = Math.min(holdSeconds, Math.max(0, k6.httpReqDurationMs.avg / 1000));
+  const latencySeconds = k6 === null ? (amp.p95E2eSeconds ?? 0) : k6.httpReqDurationMs.avg / 1000;
+  const inFlightSeconds = Math.min(holdSeconds, Math.max(0, latencySeconds));
   const expectedRps = rules.completionFraction * rateRps * (1 - inFlightSeconds / holdSeconds);
   if (amp.completedRps < expectedRps) {
     reasons.push(
@@ -167,6 +175,27 @@ export function classifyStep(
     );
   }
 
+  if (k6 !== null) reasons.push(...k6Reasons(k6, rateRps, holdSeconds, offered));
+
+  const slo = input.slo.p95LatencySeconds;
+  if (slo !== undefined && amp.p95E2eSeconds !== null && amp.p95E2eSeconds > slo) {
+    reasons.push(
+      `p95 end-to-end latency ${fmt(amp.p95E2eSeconds, 2)} s ${offered} exceeds the SLO of ${fmt(slo, 2)} s`,
+    );
+  }
+  if (ending?.kind === 'saturated-early') {
+    reasons.push(
+      `the step was ended after ${fmt(ending.heldSeconds, 0)} s of its ${fmt(ending.plannedHoldSeconds, 0)} s hold ` +
+        `${offered}: ${ending.reason}`,
+    );
+  }
+  return { saturated: reasons.length > 0, reasons };
+}
+
+/** Rule 3 of classifyStep: what k6 saw of the load it sent. */
+function k6Reasons(k6: K6Summary, rateRps: number, holdSeconds: number, offered: string): string[] {
+  const rules = SATURATION_RULES;
+  const reasons: string[] = [];
   const achievedRps = Math.max(0, k6.httpReqs - k6.httpReqFailed) / holdSeconds;
   if (achievedRps < rules.k6AchievedFraction * rateRps) {
     reasons.push(
@@ -182,14 +211,7 @@ export function classifyStep(
         `${offered}, more than ${pct(rules.k6DroppedFraction, 0)}: every VU was waiting on a slow response`,
     );
   }
-
-  const slo = input.slo.p95LatencySeconds;
-  if (slo !== undefined && amp.p95E2eSeconds !== null && amp.p95E2eSeconds > slo) {
-    reasons.push(
-      `p95 end-to-end latency ${fmt(amp.p95E2eSeconds, 2)} s ${offered} exceeds the SLO of ${fmt(slo, 2)} s`,
-    );
-  }
-  return { saturated: reasons.length > 0, reasons };
+  return reasons;
 }
 
 /**

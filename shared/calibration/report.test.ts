@@ -1,7 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { buildReport, renderSummaryText } from './report.js';
 import { guideReport } from './testing/report.js';
-import { buildSteps, testInput, type StepSpec } from './testing/steps.js';
+import { classifyStep } from './measure.js';
+import { buildSteps, GUIDE_STEP_SPECS, testInput, type StepSpec } from './testing/steps.js';
+import type { StepEnding, StepMeasurement } from './types.js';
 
 describe('Function: buildReport', () => {
   it('keeps the steps in the order they ran and is plain JSON', () => {
@@ -43,7 +45,9 @@ describe('Function: renderSummaryText', () => {
     // One table row per step, the saturated one marked.
     const rows = text.split('\n').filter((line) => /^\s+\d+\s+\d+\/s/.test(line));
     expect(rows).toHaveLength(6);
-    expect(rows[5]).toMatch(/^\s+6\s+60\/s\s+54\.5\/s\s+150 \/ 350\s+5\.6\s+8 s\s+5\.1 s\s+9 %\s+100 %\s+SATURATED$/);
+    expect(rows[5]).toMatch(
+      /^\s+6\s+60\/s\s+54\.5\/s\s+150 \/ 350\s+5\.6\s+8 s\s+5\.1 s\s+9 %\s+100 %\s+60 s\s+SATURATED$/,
+    );
     expect(rows[4]).toMatch(/stable$/);
   });
 
@@ -64,6 +68,34 @@ describe('Function: renderSummaryText', () => {
     expect(text).toContain('Capacity of one replica: at least 29.4 req/s');
     expect(text).toContain('Notes:\n  - at 20 req/s 3 of 1200 k6 requests failed');
     expect(text).not.toContain('ScaledObject');
+  });
+
+  it('shows how long a step that ended early was held, and why it saturated', () => {
+    // Prepare: the 60 req/s step was stopped after 18 s of its 60 s hold; its Job left no k6 summary.
+    const input = testInput();
+    const steps = buildSteps(GUIDE_STEP_SPECS, input);
+    const last = steps[5] as StepMeasurement;
+    const ending: StepEnding = {
+      kind: 'saturated-early',
+      reason: 'after 18 s of 60 s: queue slope 5.6 ± 0.3 req/s (SE, n = 10) is significantly above the limit',
+      heldSeconds: 18,
+      plannedHoldSeconds: 60,
+    };
+    steps[5] = {
+      ...last,
+      holdSeconds: 18,
+      k6: null,
+      ending,
+      verdict: classifyStep(last.amp, null, 60, input, 18, ending),
+    };
+
+    // Act
+    const text = renderSummaryText(guideReport({ input, steps }));
+
+    // Assess
+    const rows = text.split('\n').filter((line) => /^\s+\d+\s+\d+\/s/.test(line));
+    expect(rows[5]).toMatch(/\s-\s+18\/60 s, saturated early\s+SATURATED$/);
+    expect(text).toContain('- the step was ended after 18 s of its 60 s hold at 60 req/s offered: after 18 s of 60 s');
   });
 
   it('says no thresholds were derived when even the first step saturated', () => {

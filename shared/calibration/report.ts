@@ -93,7 +93,10 @@ export function renderSummaryText(report: CalibrationReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** One row per step: offered and completed rate, queue, latency, KV cache, k6 drops and failures, verdict. */
+/**
+ * One row per step: offered and completed rate, queue, latency, KV cache, k6 drops and failures, how long it was
+ * held (and why it ended early), verdict.
+ */
 function stepTable(steps: readonly StepMeasurement[]): string[] {
   const header = [
     'step',
@@ -105,12 +108,14 @@ function stepTable(steps: readonly StepMeasurement[]): string[] {
     'p95 ttft',
     'KV max',
     'k6 ok',
+    'held',
     'verdict',
   ];
   const rows = [...steps]
     .sort((x, y) => x.index - y.index)
     .map((s) => {
-      const ok = s.k6.httpReqs === 0 ? '-' : pct((s.k6.httpReqs - s.k6.httpReqFailed) / s.k6.httpReqs, 1);
+      const k6 = s.k6;
+      const ok = k6 === null || k6.httpReqs === 0 ? '-' : pct((k6.httpReqs - k6.httpReqFailed) / k6.httpReqs, 1);
       return [
         String(s.index + 1),
         `${fmt(s.rateRps)}/s`,
@@ -120,7 +125,8 @@ function stepTable(steps: readonly StepMeasurement[]): string[] {
         seconds(s.amp.p95E2eSeconds),
         seconds(s.amp.p95TtftSeconds),
         pct(s.amp.kvCacheUsageMax, 0),
-        s.k6.droppedIterations > 0 ? `${ok}, ${s.k6.droppedIterations} dropped` : ok,
+        k6 !== null && k6.droppedIterations > 0 ? `${ok}, ${k6.droppedIterations} dropped` : ok,
+        held(s),
         s.verdict.saturated ? 'SATURATED' : 'stable',
       ];
     });
@@ -128,6 +134,13 @@ function stepTable(steps: readonly StepMeasurement[]): string[] {
   const line = (cells: readonly string[]) =>
     `  ${cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ')}`.trimEnd();
   return [line(header), ...rows.map(line)];
+}
+
+/** `60 s`, or `14/60 s, saturated early` for a step that ended before its hold. */
+function held(step: StepMeasurement): string {
+  const ending = step.ending;
+  if (ending === undefined || ending.kind === 'held') return `${fmt(step.holdSeconds, 0)} s`;
+  return `${fmt(ending.heldSeconds, 0)}/${fmt(ending.plannedHoldSeconds, 0)} s, ${ending.kind.replace('-', ' ')}`;
 }
 
 function seconds(value: number | null): string {

@@ -37,18 +37,37 @@ export interface StepVerdict {
   reasons: string[];
 }
 
+/** How a load step ended: held for its planned time, or ended early once saturation or stability was evident. */
+export const STEP_ENDING_KINDS = ['held', 'saturated-early', 'stable-early'] as const;
+export type StepEndingKind = (typeof STEP_ENDING_KINDS)[number];
+
+/** The ending of a load step, with the reason (shared/calibration/earlyStop.ts decides the early ones). */
+export interface StepEnding {
+  kind: StepEndingKind;
+  reason: string;
+  /** Seconds the load actually ran (from its start to the end of the hold, or to the Job's deletion). */
+  heldSeconds: number;
+  plannedHoldSeconds: number;
+}
+
 /** One load step as measured. */
 export interface StepMeasurement {
   index: number;
   rateRps: number;
+  /** The length of the window measured (the planned hold, or less when the step ended early). */
   holdSeconds: number;
   /** ISO times of the hold window the AMP figures cover. */
   windowStart: string;
   windowEnd: string;
-  /** The k6 summary of the step's Job (offered vs achieved, drops, errors, client-side latency). */
-  k6: K6Summary;
+  /**
+   * The k6 summary of the step's Job (offered vs achieved, drops, errors, client-side latency); null when the step
+   * ended early: its Job was stopped before k6 printed a summary, and the offered rate is the planned one.
+   */
+  k6: K6Summary | null;
   amp: AmpStepMeasurement;
   verdict: StepVerdict;
+  /** How the step ended; absent in reports written before steps could end early (they were all held). */
+  ending?: StepEnding;
 }
 
 /** A derived value with the reason and formula that produced it (for the report, the logs and the README). */

@@ -1,0 +1,243 @@
+/**
+ * `npm run bench:calibration`: for twin profiles whose one-replica capacity is about 8, 25, 55 and 120 requests/s,
+ * runs the calibration state machine with the guide's `linear` plan and with `adaptive`, exactly as
+ * `vllm-pilot calibrate` does against a twin, and prints per profile the true capacity, the detected saturation
+ * point, its error, the load-test seconds spent and adaptive / linear. Asserts nothing.
+ *
+ *   npm run bench:calibration -- [--json] [--markdown] [--hold SECONDS] [--rest SECONDS] [--warmup N]
+ *                                [--only PROFILE,...] [--strategies linear,adaptive]
+ *
+ * Hold and rest are scaled down from the guide's 60 s / 30 s by the same factor for both strategies (default 8 s and
+ * 4 s: 7.5x shorter), so the whole run takes minutes. `--json` prints the results as JSON instead of the table;
+ * `--markdown` prints the table as Markdown (for the README). Progress goes to stderr.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, platform, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { calibrateTwin } from '../cli/commands/calibrate.js';
+import { printJson } from '../cli/options.js';
+import { calibrationInputSchema } from '../shared/calibration/input.js';
+import { STRATEGIES } from '../shared/calibration/strategies/registry.js';
+import { loadProfile } from '../sim/twin/loadProfile.js';
+import { startTwin, type Twin } from '../sim/twin/twin.js';
+import { measureCapacity } from '../sim/vllm/capacity.js';
+import {
+  adaptiveToLinear,
+  renderCalibrationBench,
+  replayRests,
+  summarizeRun,
+  type CalibrationBenchResults,
+  type ProfileComparison,
+  type StrategyRun,
+} from './calibrationSummary.js';
+import { BenchError, BenchUsageError } from './errors.js';
+
+/** The guide's request shape (the calibration input's default): a 35-token prompt, max_tokens 100. */
+const SHAPE = { promptTokens: 35, maxTokens: 100 } as const;
+
+/** The benchmark's profiles (sim/twin/profiles/bench/), lowest capacity first. */
+const PROFILES = ['llama-70b-h100', 'llama-8b-l4', 'ministral-8b-l40s-fast', 'llama-8b-h100'] as const;
+const PROFILE_DIR = fileURLToPath(new URL('../sim/twin/profiles/bench/', import.meta.url));
+
+const STRATEGY_ORDER = ['linear', 'adaptive'] as const;
+
+const DEFAULTS = { holdSeconds: 8, restSeconds: 4, warmupRequests: 12 } as const;
+
+interface CommandLine {
+  json: boolean;
+  markdown: boolean;
+  holdSeconds: number;
+  restSeconds: number;
+  warmupRequests: number;
+  profiles: string[];
+  strategies: string[];
+}
+
+const USAGE =
+  '[--json] [--markdown] [--hold SECONDS] [--rest SECONDS] [--warmup N] ' +
+  `[--only ${PROFILES.join(',')}] [--strategies ${STRATEGY_ORDER.join(',')}]`;
+
+function numberOption(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!(Number.isFinite(n) && n >= min && n <= max))
+    throw new BenchUsageError(name, `${JSON.stringify(value)} is not valid`, `a number from ${min} to ${max}`);
+  return n;
+}
+
+function listOption(name: string, value: string | undefined, accepted: readonly string[]): string[] {
+  if (value === undefined) return [...accepted];
+  const names = value.split(',').map((part) => part.trim());
+  for (const n of names)
+    if (!accepted.includes(n))
+      throw new BenchUsageError(
+        name,
+        `${JSON.stringify(n)} is not one of them`,
+        `a comma-separated list of ${accepted.join(', ')}`,
+      );
+  // Keep the benchmark's order whatever order was typed.
+  return accepted.filter((a) => names.includes(a));
+}
+
+function parseCommandLine(argv: string[]): CommandLine {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({
+      args: argv,
+      options: {
+        json: { type: 'boolean' },
+        markdown: { type: 'boolean' },
+        hold: { type: 'string' },
+        rest: { type: 'string' },
+        warmup: { type: 'string' },
+        only: { type: 'string' },
+        strategies: { type: 'string' },
+      },
+      strict: true,
+    }).values;
+  } catch (error) {
+    throw new BenchUsageError('arguments', (error as Error).message, USAGE, { cause: error });
+  }
+  const text = (key: string) => values[key] as string | undefined;
+  return {
+    json: values.json === true,
+    markdown: values.markdown === true,
+    // The k6 Job and the hold Wait take whole seconds; 60 s is the guide's own hold.
+    holdSeconds: Math.round(numberOption('--hold', text('hold'), DEFAULTS.holdSeconds, 2, 60)),
+    restSeconds: Math.round(numberOption('--rest', text('rest'), DEFAULTS.restSeconds, 0, 30)),
+    warmupRequests: Math.round(numberOption('--warmup', text('warmup'), DEFAULTS.warmupRequests, 0, 100)),
+    profiles: listOption('--only', text('only'), PROFILES),
+    strategies: listOption('--strategies', text('strategies'), STRATEGY_ORDER),
+  };
+}
+
+/** The early-ending watch interval scaled like the hold (the input's default: 10 s for the guide's 60 s), whole seconds. */
+function watchSeconds(holdSeconds: number): number {
+  return Math.max(1, Math.ceil((10 * holdSeconds) / 60));
+}
+
+/** The calibration input both strategies get: the twin fills in the target, as `calibrate --state-file` does. */
+function benchInput(strategy: string, cl: CommandLine): Record<string, unknown> {
+  return {
+    testReplicas: 1,
+    request: { ...SHAPE },
+    warmup: { requests: cl.warmupRequests },
+    plan: {
+      strategy,
+      holdSeconds: cl.holdSeconds,
+      restSeconds: cl.restSeconds,
+      // Early ending looks at a running step every 10 s for a 60 s hold: scaled like the hold, or it never looks.
+      earlyStop: { watchSeconds: watchSeconds(cl.holdSeconds) },
+    },
+    // Short polls: the bench's twin rolls out and scrapes within seconds (the same for both strategies).
+    rollout: { timeoutSeconds: 120, pollSeconds: 1 },
+    readiness: { timeoutSeconds: 180, pollSeconds: 1 },
+  };
+}
+
+/** Runs one calibration through the state machine against the twin and sums it up; a failure is a result too. */
+async function calibrateOnce(
+  twin: Twin,
+  strategy: string,
+  trueCapacityRps: number,
+  cl: CommandLine,
+  log: (line: string) => void,
+): Promise<StrategyRun> {
+  const out = await mkdtemp(join(tmpdir(), 'vllm-pilot-bench-calibration-'));
+  const input = benchInput(strategy, cl);
+  const began = performance.now();
+  const executionName = `bench-${twin.profile.name}-${strategy}`.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 80);
+  try {
+    const report = await calibrateTwin(twin.state, { input, out, quiet: true, executionName });
+    const wallSeconds = (performance.now() - began) / 1000;
+    const known = STRATEGIES[strategy];
+    if (known === undefined) throw new BenchError(`strategy ${strategy} ran but is not in the registry`);
+    const plan = calibrationInputSchema.shape.plan.parse(input.plan);
+    const run = summarizeRun(report, trueCapacityRps, replayRests(known, report.steps, plan), wallSeconds);
+    log(
+      `  ${strategy}: ${report.steps.length} steps, ${run.status === 'succeeded' ? run.loadTestSeconds : 0} s of load test`,
+    );
+    return run;
+  } catch (error) {
+    const e = error as Error;
+    log(`  ${strategy} failed: ${e.name}: ${e.message}`);
+    return {
+      strategy,
+      status: 'failed',
+      error: `${e.name}: ${e.message}`,
+      wallSeconds: (performance.now() - began) / 1000,
+    };
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+}
+
+async function benchProfile(name: string, cl: CommandLine, log: (line: string) => void): Promise<ProfileComparison> {
+  const profile = await loadProfile(join(PROFILE_DIR, `${name}.yaml`));
+  // The same computation as `vllm-pilot twin capacity`: the engine model on a virtual clock.
+  const capacity = measureCapacity(profile, SHAPE);
+  log(
+    `${profile.name}: true capacity ${capacity.capacityRps.toFixed(1)} req/s (${capacity.limitedBy}); starting the twin`,
+  );
+  const twin = await startTwin({ profile, allowInstallPrometheus: false, log: (line) => log(`  ${line}`) });
+  const runs: StrategyRun[] = [];
+  try {
+    for (const strategy of cl.strategies) {
+      log(`  calibrating with ${strategy}`);
+      runs.push(await calibrateOnce(twin, strategy, capacity.capacityRps, cl, log));
+    }
+  } finally {
+    await twin.stop();
+  }
+  return {
+    profile: profile.name,
+    shapedAfter: `${profile.model} on ${profile.gpu.model}`,
+    trueCapacityRps: capacity.capacityRps,
+    limitedBy: capacity.limitedBy,
+    runs,
+    adaptiveToLinear: adaptiveToLinear(runs),
+  };
+}
+
+async function main(): Promise<void> {
+  const cl = parseCommandLine(process.argv.slice(2));
+  const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+  const startedAt = new Date().toISOString();
+  const wallStart = performance.now();
+  const profiles: ProfileComparison[] = [];
+  for (const name of cl.profiles) profiles.push(await benchProfile(name, cl, log));
+  const cpu = cpus();
+  const results: CalibrationBenchResults = {
+    startedAt,
+    environment: {
+      node: process.version,
+      platform: `${platform()} ${process.arch}`,
+      cpu: cpu[0]?.model ?? 'unknown',
+      cpus: cpu.length,
+    },
+    request: { ...SHAPE },
+    scaling: {
+      holdSeconds: cl.holdSeconds,
+      restSeconds: cl.restSeconds,
+      watchSeconds: watchSeconds(cl.holdSeconds),
+      guideHoldSeconds: 60,
+      guideRestSeconds: 30,
+    },
+    warmupRequests: cl.warmupRequests,
+    profiles,
+    totalWallSeconds: (performance.now() - wallStart) / 1000,
+  };
+  if (cl.json) printJson(results);
+  else process.stdout.write(`${renderCalibrationBench(results, cl.markdown ? 'markdown' : 'text')}\n`);
+}
+
+try {
+  await main();
+} catch (error) {
+  const e = error as Error;
+  process.stderr.write(`bench: ${e.name}: ${e.message}\n`);
+  process.exitCode = 1;
+}

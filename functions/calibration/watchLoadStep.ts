@@ -1,0 +1,146 @@
+import { z } from 'zod';
+import { CalibrationJobFailedError } from '../../shared/calibration/errors.js';
+import {
+  decideStepEnding,
+  DEFAULT_MIN_SECONDS_FRACTION,
+  type QueueSample,
+} from '../../shared/calibration/earlyStop.js';
+import { fmt } from '../../shared/calibration/format.js';
+import type { CalibrationInput } from '../../shared/calibration/input.js';
+import { READINESS_RULES, queueStepSeconds } from '../../shared/calibration/rules.js';
+import { calibrationTarget, scrapeSamplesQuery, stepQueries } from '../../shared/calibration/stepQueries.js';
+import { PROPAGATION_POLICIES } from '../../shared/kube/types.js';
+import type { MetricsSource } from '../../shared/metrics/types.js';
+import { jobFailedError } from './checkJob.js';
+import type { CalibrationDeps } from './deps.js';
+import { baseEventShape, loadStateSchema, parseEvent, watchStateSchema, type WatchState } from './event.js';
+import { JOB, containerStartMs, jobPhase, jobPod } from './kube.js';
+
+const eventSchema = z.object({ ...baseEventShape, load: loadStateSchema, previous: watchStateSchema.nullable() });
+
+/**
+ * WatchLoadStep: one look at the running load step (→ `$.watch`). Once its hold is over → `held` (CheckLoadJob then
+ * waits for k6's summary). Before, it asks AMP for the step's queue samples so far and shared/calibration/earlyStop.ts
+ * whether the outcome is already evident; if so it stops the k6 Job (deleted, propagation Foreground, so its Pod
+ * and the load go with it) and returns `ended` with the ending, else `continue` with the seconds until the next look.
+ * A Job that failed throws CalibrationJobFailedError (as CheckJob would); one that is gone, too.
+ */
+export async function watchLoadStep(deps: CalibrationDeps, event: unknown): Promise<WatchState> {
+  const { input, execution, load, previous } = parseEvent('WatchLoadStep', eventSchema, event);
+  const { job } = load;
+  const settings = input.plan.earlyStop;
+  const cluster = await deps.cluster(input.target);
+  const where = `load Job ${job.namespace}/${job.name}`;
+  const live = await cluster.get({ ...JOB, namespace: job.namespace, name: job.name });
+  if (live === undefined)
+    throw new CalibrationJobFailedError(`${where} is gone: it was deleted before its hold was over`);
+  const phase = jobPhase(live);
+  if (phase.phase === 'failed') throw await jobFailedError(cluster, job, phase.reason);
+
+  const pod = await jobPod(cluster, job.namespace, job.name);
+  const startedMs = pod === undefined ? undefined : containerStartMs(pod);
+  const loadStartMs = startedMs === undefined ? null : Math.max(job.createdAtMs, startedMs);
+  const nowMs = deps.clock.now();
+  const hold = load.holdSeconds;
+  const look = (
+    fields: Pick<WatchState, 'status' | 'reason' | 'waitSeconds'> & Partial<Omit<WatchState, 'job'>>,
+  ): WatchState => {
+    const state: WatchState = { job: job.name, loadStartMs, ending: null, windowEndMs: null, ...fields };
+    deps.logger.info('load step watched', { execution: execution.name, ...state });
+    return state;
+  };
+  const waitUntil = (seconds: number) => Math.max(1, Math.ceil(seconds));
+
+  const heldReason = () => {
+    const last = previous?.job === job.name && previous.status === 'continue' ? `; last look: ${previous.reason}` : '';
+    return settings.enabled
+      ? `held the planned ${fmt(hold, 0)} s: neither saturation nor stability was evident early${last}`
+      : `held the planned ${fmt(hold, 0)} s (plan.earlyStop.enabled false)`;
+  };
+  if (phase.phase === 'succeeded' || (loadStartMs !== null && nowMs >= loadStartMs + hold * 1000))
+    return look({ status: 'held', reason: heldReason(), waitSeconds: 1 });
+  if (loadStartMs === null)
+    return look({
+      status: 'continue',
+      reason: 'the k6 container has not started yet',
+      waitSeconds: waitUntil(Math.min(settings.watchSeconds, hold)),
+    });
+
+  const elapsed = (nowMs - loadStartMs) / 1000;
+  const remaining = hold - elapsed;
+  if (!settings.enabled) return look({ status: 'continue', reason: heldReason(), waitSeconds: waitUntil(remaining) });
+  // Nothing can be decided before the earlier of the two endings' least times: no AMP query until then.
+  const earliest = Math.min(
+    settings.minSeconds ?? DEFAULT_MIN_SECONDS_FRACTION * hold,
+    settings.stableAfterFraction * hold,
+  );
+  if (elapsed < earliest)
+    return look({
+      status: 'continue',
+      reason: `after ${fmt(elapsed, 0)} s: no ending is possible before ${fmt(earliest, 0)} s of load`,
+      waitSeconds: waitUntil(Math.min(remaining, Math.max(earliest - elapsed, settings.watchSeconds))),
+    });
+
+  const samples = await queueSamplesSoFar(deps.metricsSource(input.target), input, hold, loadStartMs, nowMs);
+  const latestMs = samples.at(-1)?.tMs ?? loadStartMs;
+  const decision = decideStepEnding(samples, {
+    offeredRps: load.rateRps,
+    elapsedSeconds: Math.max(0, (latestMs - loadStartMs) / 1000),
+    plannedHoldSeconds: hold,
+    pods: input.testReplicas,
+    settings,
+  });
+  if (decision.action === 'continue')
+    return look({
+      status: 'continue',
+      reason: decision.reason,
+      waitSeconds: waitUntil(Math.min(remaining, settings.watchSeconds)),
+    });
+
+  await cluster.delete(
+    { ...JOB, namespace: job.namespace, name: job.name },
+    { propagationPolicy: PROPAGATION_POLICIES.foreground },
+  );
+  const endedMs = deps.clock.now();
+  return look({
+    status: 'ended',
+    reason: decision.reason,
+    waitSeconds: 1,
+    ending: {
+      kind: decision.kind === 'saturated' ? 'saturated-early' : 'stable-early',
+      reason: decision.reason,
+      heldSeconds: Math.min(hold, (endedMs - loadStartMs) / 1000),
+      plannedHoldSeconds: hold,
+    },
+    // The measurement covers what the decision saw: AMP had those samples, the seconds after may not be in it yet.
+    windowEndMs: latestMs,
+  });
+}
+
+/**
+ * `sum(vllm:num_requests_waiting)` from the load's start to now, at the step's query step but never closer than the
+ * scrape interval (estimated as the readiness gate does): repeats of one scrape are not independent samples.
+ */
+async function queueSamplesSoFar(
+  source: MetricsSource,
+  input: CalibrationInput,
+  holdSeconds: number,
+  startMs: number,
+  nowMs: number,
+): Promise<QueueSample[]> {
+  const target = calibrationTarget(input);
+  const probe = await source.instant(scrapeSamplesQuery(target, READINESS_RULES.scrapeProbeSeconds), {
+    timeMs: nowMs,
+  });
+  const scrapes = probe[0]?.value ?? 0;
+  const scrapeSeconds =
+    scrapes >= 2 ? READINESS_RULES.scrapeProbeSeconds / scrapes : READINESS_RULES.defaultScrapeIntervalSeconds;
+  const series = await source.range(stepQueries(target, holdSeconds).queue, {
+    startMs,
+    endMs: nowMs,
+    stepSeconds: Math.max(queueStepSeconds(holdSeconds), Math.round(scrapeSeconds)),
+  });
+  return (series[0]?.points ?? [])
+    .filter((p) => Number.isFinite(p.value))
+    .map((p) => ({ tMs: p.timestampMs, queue: p.value }));
+}
