@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseAlertTargets, type AlertTarget } from '../../shared/alerts/settings.js';
 import { parseEnvironmentWithTargets } from '../../shared/config/environment.js';
+import { httpUrl, region, TABLE_NAME, TOPIC_ARN } from '../../shared/config/awsFormats.js';
 
 /** The alert evaluator's settings, read once from the Lambda environment. */
 export interface AlertEvaluatorConfig {
@@ -21,15 +22,6 @@ export interface AlertEvaluatorConfig {
 
 export const ALERT_EVALUATOR_DEFAULTS = { concurrency: 4, maxConcurrency: 16 } as const;
 
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
-// SNS topic ARN (partition aws, aws-cn, aws-us-gov); topic names are 1-256 of [A-Za-z0-9_-].
-const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z]{2}(-[a-z]+)+-\d+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
-// DynamoDB table names: 3-255 of [a-zA-Z0-9_.-] (DynamoDB naming rules).
-const TABLE_NAME = /^[a-zA-Z0-9_.-]{3,255}$/;
-
-const httpUrl = (what: string) => z.url({ protocol: /^https?$/, error: `must be an http(s) URL (${what})` });
-const region = (what: string) =>
-  z.string({ error: `is required: ${what}` }).regex(REGION, { error: 'must be an AWS region such as us-east-2' });
 const concurrencyMessage = `must be an integer from 1 to ${ALERT_EVALUATOR_DEFAULTS.maxConcurrency}`;
 
 const environmentSchema = z.object({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigInvalidError } from '../../shared/config/errors.js';
 import { toConfigIssues } from '../../shared/config/zodIssues.js';
+import { httpUrl, REGION } from '../../shared/config/awsFormats.js';
 
 /** The calibration functions' settings, read once per Lambda container from its environment. */
 export interface CalibrationConfig {
@@ -12,9 +13,6 @@ export interface CalibrationConfig {
   dynamodbEndpoint?: string;
   eksEndpoint?: string;
 }
-
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
-const httpUrl = (what: string) => z.url({ protocol: /^https?$/, error: `must be an http(s) URL (${what})` });
 
 const environmentSchema = z.object({
   AWS_REGION: z

@@ -4,6 +4,7 @@ import { namespaceProblem } from '../../shared/cloudwatch/validate.js';
 import { parseTargets } from '../../shared/config/targets.js';
 import type { Target } from '../../shared/metrics/types.js';
 import { parseEnvironmentWithTargets } from '../../shared/config/environment.js';
+import { httpUrl, REGION } from '../../shared/config/awsFormats.js';
 
 /** The metrics collector's settings, read once from the Lambda environment. */
 export interface CollectorConfig {
@@ -28,9 +29,7 @@ export const COLLECTOR_DEFAULTS = {
 
 // PromQL durations: one or more <integer><unit> parts, units ms, s, m, h, d, w, y (Prometheus docs, "Time durations").
 const PROMQL_DURATION = /^(\d+(ms|s|m|h|d|w|y))+$/;
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
 
-const httpUrl = (what: string) => z.url({ protocol: /^https?$/, error: `must be an http(s) URL (${what})` });
 const nonEmpty = (what: string) =>
   z
     .string()

@@ -6,6 +6,7 @@ import { toConfigIssues } from '../../shared/config/zodIssues.js';
 import { PreflightSettingsInvalidError } from '../../shared/preflight/errors.js';
 import { parsePreflightSettings } from '../../shared/preflight/settings.js';
 import type { PreflightSettings, PreflightTarget } from '../../shared/preflight/types.js';
+import { httpUrl, region, TABLE_NAME, TOPIC_ARN } from '../../shared/config/awsFormats.js';
 
 /** The preflight function's settings, read once per Lambda container from its environment. */
 export interface PreflightConfig {
@@ -24,16 +25,6 @@ export interface PreflightConfig {
   snsEndpoint?: string;
   dynamoDbEndpoint?: string;
 }
-
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
-// SNS topic ARN (partition aws, aws-cn, aws-us-gov); topic names are 1-256 of [A-Za-z0-9_-].
-const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z]{2}(-[a-z]+)+-\d+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
-// DynamoDB table names: 3-255 of [a-zA-Z0-9_.-] (DynamoDB naming rules).
-const TABLE_NAME = /^[a-zA-Z0-9_.-]{3,255}$/;
-
-const httpUrl = (what: string) => z.url({ protocol: /^https?$/, error: `must be an http(s) URL (${what})` });
-const region = (what: string) =>
-  z.string({ error: `is required: ${what}` }).regex(REGION, { error: 'must be an AWS region such as us-east-2' });
 
 const environmentSchema = z.object({
   TARGETS: z.string({

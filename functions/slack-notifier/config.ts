@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ConfigInvalidError } from '../../shared/config/errors.js';
 import { toConfigIssues } from '../../shared/config/zodIssues.js';
 import { WEBHOOK_SECRET_DEFAULTS } from '../../shared/slack/webhookSecret.js';
+import { REGION } from '../../shared/config/awsFormats.js';
 
 /** The slack-notifier's settings, read once from the Lambda environment. */
 export interface SlackNotifierConfig {
@@ -16,7 +17,6 @@ export interface SlackNotifierConfig {
   allowInsecureWebhookUrl: boolean;
 }
 
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
 const MAX_CACHE_SECONDS = 86_400;
 
 const environmentSchema = z.object({

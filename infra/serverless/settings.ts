@@ -12,6 +12,7 @@ import { formatPath } from '../../shared/config/zodIssues.js';
 import { parsePreflightSettings } from '../../shared/preflight/settings.js';
 import { parsePreflightTargets } from '../../functions/preflight/config.js';
 import { StackSettingsInvalidError, type StackSettingsIssue } from './errors.js';
+import { REGION } from '../../shared/config/awsFormats.js';
 
 /** What the stack is built from: the stage parameters, checked, with each function's view of the targets. */
 export interface StackSettings {
@@ -41,7 +42,6 @@ const TARGET_FIELDS = {
 } as const;
 const KNOWN_TARGET_FIELDS: ReadonlySet<string> = new Set(Object.values(TARGET_FIELDS).flat());
 
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
 // AMP workspace ids are "ws-" and a UUID (AMP API reference, CreateWorkspace response).
 const WORKSPACE_ID = /^ws-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 // Secrets Manager ARNs end with "-" and six random characters that IAM needs to match the secret exactly.

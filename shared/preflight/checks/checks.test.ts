@@ -27,6 +27,7 @@ import { grafanaDashboards } from './grafanaDashboards.js';
 import { karpenterDoNotDisrupt } from './karpenterDoNotDisrupt.js';
 import { kedaScaledObject } from './kedaScaledObject.js';
 import { loadTest } from './loadTest.js';
+import { PREFLIGHT_CHECKS } from '../registry.js';
 import { findScaleCycle, scaleCycle } from './scaleCycle.js';
 import { serviceMonitorScraping } from './serviceMonitorScraping.js';
 import { vllmMetricsExposed } from './vllmMetricsExposed.js';
@@ -50,19 +51,7 @@ async function run(check: PreflightCheck, context: PreflightContext) {
 }
 
 describe('Preflight checks on a fully prepared deployment', () => {
-  it.each([
-    vllmMetricsExposed,
-    serviceMonitorScraping,
-    dcgmExporter,
-    grafanaDashboards,
-    alertRules,
-    kedaScaledObject,
-    karpenterDoNotDisrupt,
-    loadTest,
-    warmup,
-    gpuMemorySettings,
-    scaleCycle,
-  ])('$item $id passes with a reason and evidence and no fix', async (check) => {
+  it.each([...PREFLIGHT_CHECKS])('$item $id passes with a reason and evidence and no fix', async (check) => {
     // Act
     const result = await run(check, preparedContext());
 
