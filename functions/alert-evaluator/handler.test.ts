@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
-import { Logger, type LogItem } from '@aws-lambda-powertools/logger';
-import type { Context } from 'aws-lambda';
 import { startDynamoDbTwin, type DynamoDbTwin } from '../../sim/aws/dynamodb.js';
 import { startSnsTwin, type SnsTwin } from '../../sim/aws/sns.js';
 import type { AlertMessage } from '../../shared/alerts/message.js';
@@ -16,6 +14,7 @@ import type { Target } from '../../shared/metrics/types.js';
 import { loadAlertEvaluatorConfig } from './config.js';
 import { AlertEvaluatorAllTargetsFailedError, AlertEvaluatorEventInvalidError } from './errors.js';
 import { createHandler, depsFromEnvironment, handler, type EvaluateFn } from './handler.js';
+import { CapturingLogger, lambdaTestContext } from '../shared/testing.js';
 
 const TABLE = 'vllm-eks-pilot-alert-state';
 const SNS_SECRET = 'twin-sns-not-a-secret-wJalrXUtnFEMI';
@@ -33,31 +32,7 @@ const scheduledEvent = {
   detail: {},
 };
 
-function contextFor(awsRequestId: string): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName: 'vllm-eks-pilot-alert-evaluator',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-2:123456789012:function:vllm-eks-pilot-alert-evaluator',
-    memoryLimitInMB: '256',
-    awsRequestId,
-    logGroupName: '/aws/lambda/vllm-eks-pilot-alert-evaluator',
-    logStreamName: '2025/06/01/[$LATEST]2f6e0c1b',
-    getRemainingTimeInMillis: () => 60_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
-/** The real Powertools Logger, keeping what it would print. */
-class CapturingLogger extends Logger {
-  readonly lines: Array<Record<string, unknown>> = [];
-
-  protected override printLog(_logLevel: number, log: LogItem): void {
-    this.lines.push(JSON.parse(JSON.stringify(log.getAttributes())) as Record<string, unknown>);
-  }
-}
+const contextFor = (awsRequestId: string) => lambdaTestContext('alert-evaluator', { awsRequestId });
 
 const targetJson = (name: string) => ({
   name,

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { Logger, type LogItem } from '@aws-lambda-powertools/logger';
-import type { Context } from 'aws-lambda';
 import { startCloudWatchTwin, type CloudWatchTwin } from '../../sim/aws/cloudwatch.js';
 import { VirtualClock } from '../../shared/clock/clock.js';
 import { CloudWatchMetricsSink } from '../../shared/cloudwatch/CloudWatchMetricsSink.js';
@@ -14,6 +12,7 @@ import type { MetricsSource } from '../../shared/metrics/types.js';
 import { loadCollectorConfig } from './config.js';
 import { MetricsCollectorEventInvalidError } from './errors.js';
 import { createHandler, handler } from './handler.js';
+import { CapturingLogger, lambdaTestContext } from '../shared/testing.js';
 
 const SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYTWINSECRET';
 
@@ -30,29 +29,7 @@ const scheduledEvent = {
   detail: {},
 };
 
-const context: Context = {
-  callbackWaitsForEmptyEventLoop: true,
-  functionName: 'vllm-eks-pilot-metrics-collector',
-  functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:us-east-2:123456789012:function:vllm-eks-pilot-metrics-collector',
-  memoryLimitInMB: '256',
-  awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678',
-  logGroupName: '/aws/lambda/vllm-eks-pilot-metrics-collector',
-  logStreamName: '2025/06/01/[$LATEST]2f6e0c1b',
-  getRemainingTimeInMillis: () => 60_000,
-  done: () => undefined,
-  fail: () => undefined,
-  succeed: () => undefined,
-};
-
-/** The real Powertools Logger, keeping what it would print. */
-class CapturingLogger extends Logger {
-  readonly lines: Array<Record<string, unknown>> = [];
-
-  protected override printLog(_logLevel: number, log: LogItem): void {
-    this.lines.push(JSON.parse(JSON.stringify(log.getAttributes())) as Record<string, unknown>);
-  }
-}
+const context = lambdaTestContext('metrics-collector');
 
 const healthySource: MetricsSource = {
   instant: (_query, options) =>

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { Logger, type LogItem } from '@aws-lambda-powertools/logger';
-import type { Context } from 'aws-lambda';
 import { startEksTwin, type EksTwin } from '../../sim/aws/eks.js';
 import { startSnsTwin, type SnsTwin } from '../../sim/aws/sns.js';
 import { VirtualClock } from '../../shared/clock/clock.js';
@@ -15,6 +13,7 @@ import {
 import { PreflightEventInvalidError, PreflightPublishError, PreflightTargetUnknownError } from './errors.js';
 import { createHandler, depsFromEnvironment, type CheckTargetFn, type PreflightDeps } from './handler.js';
 import type { PreflightSummary } from './notification.js';
+import { CapturingLogger, lambdaTestContext } from '../shared/testing.js';
 
 const REGION = 'us-east-2';
 
@@ -31,29 +30,7 @@ const scheduledEvent = {
   detail: {},
 };
 
-const context: Context = {
-  callbackWaitsForEmptyEventLoop: true,
-  functionName: 'vllm-eks-pilot-preflight',
-  functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:us-east-2:123456789012:function:vllm-eks-pilot-preflight',
-  memoryLimitInMB: '256',
-  awsRequestId: 'req-1',
-  logGroupName: '/aws/lambda/vllm-eks-pilot-preflight',
-  logStreamName: '2025/06/02/[$LATEST]2f6e0c1b',
-  getRemainingTimeInMillis: () => 60_000,
-  done: () => undefined,
-  fail: () => undefined,
-  succeed: () => undefined,
-};
-
-/** The real Powertools Logger, keeping what it would print. */
-class CapturingLogger extends Logger {
-  readonly lines: Array<Record<string, unknown>> = [];
-
-  protected override printLog(_logLevel: number, log: LogItem): void {
-    this.lines.push(JSON.parse(JSON.stringify(log.getAttributes())) as Record<string, unknown>);
-  }
-}
+const context = lambdaTestContext('preflight', { awsRequestId: 'req-1' });
 
 const targetJson = (name: string, cluster = 'prod'): PreflightTarget => ({
   name,

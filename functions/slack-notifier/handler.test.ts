@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { Logger, type LogItem } from '@aws-lambda-powertools/logger';
-import type { Context, SNSEvent } from 'aws-lambda';
+import type { SNSEvent } from 'aws-lambda';
 import { startSecretsManagerTwin, type SecretsManagerTwin } from '../../sim/aws/secretsManager.js';
 import { startSlackWebhookSink, type SlackWebhookSink } from '../../sim/slack/webhookSink.js';
 import type { AlertMessage } from '../../shared/alerts/message.js';
@@ -12,6 +11,7 @@ import { kvCacheFiring, kvCacheResolved } from '../../shared/slack/testing/alert
 import { WebhookUrlProvider } from '../../shared/slack/webhookSecret.js';
 import { SlackNotifierDeliveryFailedError, SlackNotifierEventInvalidError } from './errors.js';
 import { createHandler, handler } from './handler.js';
+import { CapturingLogger, lambdaTestContext } from '../shared/testing.js';
 
 const REGION = 'us-east-2';
 const TOPIC = 'arn:aws:sns:us-east-2:123456789012:vllm-eks-pilot-alerts';
@@ -46,29 +46,7 @@ function snsEvent(message: unknown, messageId = '95df01b4-ee98-5cb9-9903-4c221d4
   };
 }
 
-const context: Context = {
-  callbackWaitsForEmptyEventLoop: true,
-  functionName: 'vllm-eks-pilot-slack-notifier',
-  functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:us-east-2:123456789012:function:vllm-eks-pilot-slack-notifier',
-  memoryLimitInMB: '256',
-  awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678',
-  logGroupName: '/aws/lambda/vllm-eks-pilot-slack-notifier',
-  logStreamName: '2026/03/02/[$LATEST]2f6e0c1b',
-  getRemainingTimeInMillis: () => 30_000,
-  done: () => undefined,
-  fail: () => undefined,
-  succeed: () => undefined,
-};
-
-/** The real Powertools Logger, keeping what it would print. */
-class CapturingLogger extends Logger {
-  readonly lines: Array<Record<string, unknown>> = [];
-
-  protected override printLog(_logLevel: number, log: LogItem): void {
-    this.lines.push(JSON.parse(JSON.stringify(log.getAttributes())) as Record<string, unknown>);
-  }
-}
+const context = lambdaTestContext('slack-notifier', { remainingMs: 30_000 });
 
 describe('Function: createHandler', () => {
   let secrets: SecretsManagerTwin;
