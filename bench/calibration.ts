@@ -1,16 +1,19 @@
 /**
  * `npm run bench:calibration`: for twin profiles whose one-replica capacity is about 8, 25, 55 and 120 requests/s,
  * runs the calibration state machine with the guide's `linear` plan and with `adaptive`, exactly as
- * `vllm-pilot calibrate` does against a twin, and prints per profile the true capacity, the detected saturation
- * point, its error, the load-test seconds spent and adaptive / linear. Asserts nothing.
+ * `vllm-pilot calibrate` does against a twin (a fresh twin for each), and prints per profile the true capacity, the
+ * detected saturation, its error, the load-test seconds spent and adaptive / linear. Asserts nothing.
  *
  *   npm run bench:calibration -- [--json] [--markdown] [--hold SECONDS] [--rest SECONDS] [--warmup N]
- *                                [--only PROFILE,...] [--strategies linear,adaptive]
+ *                                [--parallel N] [--only PROFILE,...] [--strategies linear,adaptive]
  *
- * Hold and rest are scaled down from the guide's 60 s / 30 s by the same factor for both strategies (default 8 s and
- * 4 s: 7.5x shorter), so the whole run takes minutes. `--json` prints the results as JSON instead of the table;
- * `--markdown` prints the table as Markdown (for the README). Progress goes to stderr.
+ * `linear` runs the guide's plan as the guide does (7 steps, every hold and rest in full); `adaptive` its defaults.
+ * Hold and rest are halved from the guide's 60 s / 30 s for both strategies (default 30 s and 15 s: the holds stay
+ * several request lifetimes long), and `--parallel` calibrations (default 4) run at once, each in its own process with
+ * its own twin, so the whole run takes about ten minutes. `--json` prints the results as JSON instead of the table; `--markdown` prints the table as Markdown (for the
+ * README). Progress goes to stderr.
  */
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, platform, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,7 +47,7 @@ const PROFILE_DIR = fileURLToPath(new URL('../sim/twin/profiles/bench/', import.
 
 const STRATEGY_ORDER = ['linear', 'adaptive'] as const;
 
-const DEFAULTS = { holdSeconds: 8, restSeconds: 4, warmupRequests: 12 } as const;
+const DEFAULTS = { holdSeconds: 30, restSeconds: 15, warmupRequests: 12, parallel: 4 } as const;
 
 interface CommandLine {
   json: boolean;
@@ -52,12 +55,14 @@ interface CommandLine {
   holdSeconds: number;
   restSeconds: number;
   warmupRequests: number;
+  /** Calibrations run at once, each in its own process with its own twin. */
+  parallel: number;
   profiles: string[];
   strategies: string[];
 }
 
 const USAGE =
-  '[--json] [--markdown] [--hold SECONDS] [--rest SECONDS] [--warmup N] ' +
+  '[--json] [--markdown] [--hold SECONDS] [--rest SECONDS] [--warmup N] [--parallel N] ' +
   `[--only ${PROFILES.join(',')}] [--strategies ${STRATEGY_ORDER.join(',')}]`;
 
 function numberOption(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
@@ -93,6 +98,7 @@ function parseCommandLine(argv: string[]): CommandLine {
         hold: { type: 'string' },
         rest: { type: 'string' },
         warmup: { type: 'string' },
+        parallel: { type: 'string' },
         only: { type: 'string' },
         strategies: { type: 'string' },
       },
@@ -109,6 +115,7 @@ function parseCommandLine(argv: string[]): CommandLine {
     holdSeconds: Math.round(numberOption('--hold', text('hold'), DEFAULTS.holdSeconds, 2, 60)),
     restSeconds: Math.round(numberOption('--rest', text('rest'), DEFAULTS.restSeconds, 0, 30)),
     warmupRequests: Math.round(numberOption('--warmup', text('warmup'), DEFAULTS.warmupRequests, 0, 100)),
+    parallel: Math.round(numberOption('--parallel', text('parallel'), DEFAULTS.parallel, 1, 8)),
     profiles: listOption('--only', text('only'), PROFILES),
     strategies: listOption('--strategies', text('strategies'), STRATEGY_ORDER),
   };
@@ -119,19 +126,22 @@ function watchSeconds(holdSeconds: number): number {
   return Math.max(1, Math.ceil((10 * holdSeconds) / 60));
 }
 
-/** The calibration input both strategies get: the twin fills in the target, as `calibrate --state-file` does. */
+/**
+ * The calibration input of one strategy; the twin fills in the target, as `calibrate --state-file` does. `linear` runs
+ * the guide's plan as the guide runs it: all 7 steps, each held in full (no early ending, no stop at the first
+ * saturated step), which is the baseline the issue measures against. `adaptive` runs with its defaults, early ending
+ * included, its look interval scaled like the hold.
+ */
 function benchInput(strategy: string, cl: CommandLine): Record<string, unknown> {
+  const timing = { holdSeconds: cl.holdSeconds, restSeconds: cl.restSeconds };
   return {
     testReplicas: 1,
     request: { ...SHAPE },
     warmup: { requests: cl.warmupRequests },
-    plan: {
-      strategy,
-      holdSeconds: cl.holdSeconds,
-      restSeconds: cl.restSeconds,
-      // Early ending looks at a running step every 10 s for a 60 s hold: scaled like the hold, or it never looks.
-      earlyStop: { watchSeconds: watchSeconds(cl.holdSeconds) },
-    },
+    plan:
+      strategy === 'linear'
+        ? { strategy, ...timing, stopAtSaturation: false, earlyStop: { enabled: false } }
+        : { strategy, ...timing, earlyStop: { watchSeconds: watchSeconds(cl.holdSeconds) } },
     // Short polls: the bench's twin rolls out and scrapes within seconds (the same for both strategies).
     rollout: { timeoutSeconds: 120, pollSeconds: 1 },
     readiness: { timeoutSeconds: 180, pollSeconds: 1 },
@@ -179,18 +189,18 @@ async function benchProfile(name: string, cl: CommandLine, log: (line: string) =
   const profile = await loadProfile(join(PROFILE_DIR, `${name}.yaml`));
   // The same computation as `vllm-pilot twin capacity`: the engine model on a virtual clock.
   const capacity = measureCapacity(profile, SHAPE);
-  log(
-    `${profile.name}: true capacity ${capacity.capacityRps.toFixed(1)} req/s (${capacity.limitedBy}); starting the twin`,
-  );
-  const twin = await startTwin({ profile, allowInstallPrometheus: false, log: (line) => log(`  ${line}`) });
+  log(`${profile.name}: true capacity ${capacity.capacityRps.toFixed(1)} req/s (${capacity.limitedBy})`);
   const runs: StrategyRun[] = [];
-  try {
-    for (const strategy of cl.strategies) {
+  for (const strategy of cl.strategies) {
+    // A twin per strategy: a saturated step leaves a queue that takes minutes to drain at these capacities, and the
+    // second strategy must not measure the first one's leftovers.
+    const twin = await startTwin({ profile, allowInstallPrometheus: false, log: (line) => log(`  ${line}`) });
+    try {
       log(`  calibrating with ${strategy}`);
       runs.push(await calibrateOnce(twin, strategy, capacity.capacityRps, cl, log));
+    } finally {
+      await twin.stop();
     }
-  } finally {
-    await twin.stop();
   }
   return {
     profile: profile.name,
@@ -202,13 +212,89 @@ async function benchProfile(name: string, cl: CommandLine, log: (line: string) =
   };
 }
 
+async function inSequence<T>(names: readonly string[], run: (name: string) => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  for (const name of names) out.push(await run(name));
+  return out;
+}
+
+/**
+ * Runs every (profile, strategy) pair `cl.parallel` at a time, each in a child process of this script
+ * (`--only NAME --strategies S --json`) with its own twin and event loop, so that one run's engine timers do not wait
+ * on another's. Linear's full plans are the longest, so they start first. Results keep the profiles' and strategies'
+ * order; a child that fails fails the benchmark with its stderr's last line.
+ */
+async function inChildProcesses(cl: CommandLine, log: (line: string) => void): Promise<ProfileComparison[]> {
+  const script = fileURLToPath(import.meta.url);
+  const jobs = cl.strategies.flatMap((strategy) => cl.profiles.map((profile) => ({ profile, strategy })));
+  const results = new Map<string, ProfileComparison>();
+  const worker = async (): Promise<void> => {
+    for (let job = jobs.shift(); job !== undefined; job = jobs.shift()) {
+      const { profile, strategy } = job;
+      const args = [
+        ...process.execArgv,
+        script,
+        '--json',
+        '--parallel=1',
+        `--only=${profile}`,
+        `--strategies=${strategy}`,
+        `--hold=${cl.holdSeconds}`,
+        `--rest=${cl.restSeconds}`,
+        `--warmup=${cl.warmupRequests}`,
+      ];
+      const tag = `${profile} ${strategy}`;
+      const { stdout, code, lastError } = await runChild(args, (line) =>
+        log(`[${tag}] ${line.replace(/^bench: /, '')}`),
+      );
+      if (code !== 0) throw new BenchError(`the benchmark of ${tag} exited with ${code}: ${lastError}`);
+      const comparison = (JSON.parse(stdout) as CalibrationBenchResults).profiles[0];
+      if (comparison === undefined) throw new BenchError(`the benchmark of ${tag} printed no profile`);
+      results.set(`${profile}/${strategy}`, comparison);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(cl.parallel, jobs.length) }, () => worker()));
+  return cl.profiles.map((profile) => {
+    const parts = cl.strategies.map((strategy) => results.get(`${profile}/${strategy}`) as ProfileComparison);
+    const runs = parts.flatMap((part) => part.runs);
+    return { ...(parts[0] as ProfileComparison), runs, adaptiveToLinear: adaptiveToLinear(runs) };
+  });
+}
+
+function runChild(
+  args: string[],
+  onLine: (line: string) => void,
+): Promise<{ stdout: string; code: number | null; lastError: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+    let stdout = '';
+    let pending = '';
+    let lastError = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      const lines = (pending + chunk).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        // The progress bars redraw one line with \r: keep the finished lines only.
+        const text = line.split('\r').pop() ?? '';
+        if (text.trim() === '') continue;
+        lastError = text;
+        onLine(text);
+      }
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ stdout, code, lastError }));
+  });
+}
+
 async function main(): Promise<void> {
   const cl = parseCommandLine(process.argv.slice(2));
   const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
   const startedAt = new Date().toISOString();
   const wallStart = performance.now();
-  const profiles: ProfileComparison[] = [];
-  for (const name of cl.profiles) profiles.push(await benchProfile(name, cl, log));
+  const profiles =
+    cl.parallel > 1 && cl.profiles.length * cl.strategies.length > 1
+      ? await inChildProcesses(cl, log)
+      : await inSequence(cl.profiles, (name) => benchProfile(name, cl, log));
   const cpu = cpus();
   const results: CalibrationBenchResults = {
     startedAt,

@@ -180,7 +180,7 @@ describe('Function: detectedSaturation', () => {
     expect(detected).toMatchObject(expected);
   });
 
-  it('finds the lowest saturated rate when an adaptive search measured the rates out of order', () => {
+  it("reads adaptive's answer as its capacity estimate inside its bracket, whatever order the rates ran in", () => {
     // Prepare: 4 → 8 → 16 (saturated) → 12.6 (stable) → 13.9 (saturated)
     const report = reportOf(
       [{ rateRps: 4 }, { rateRps: 8 }, saturatedSpec(16, 13.2), { rateRps: 12.6 }, saturatedSpec(13.9, 13.2)],
@@ -192,7 +192,10 @@ describe('Function: detectedSaturation', () => {
     const detected = detectedSaturation(report);
 
     // Assess
-    expect(detected).toEqual({ kind: 'found', saturationRps: 13.9, lastStableRps: 12.6 });
+    expect(detected).toMatchObject({ kind: 'knee', lastStableRps: 12.6, saturatedRps: 13.9 });
+    expect(detected.kind === 'knee' && detected.saturationRps).toBe(report.analysis.capacityRps?.value);
+    expect(detected.kind === 'knee' && detected.saturationRps).toBeGreaterThanOrEqual(12.6);
+    expect(detected.kind === 'knee' && detected.saturationRps).toBeLessThanOrEqual(13.9);
   });
 });
 
@@ -208,8 +211,8 @@ describe('Function: summarizeRun', () => {
     expect(run).toMatchObject({ strategy: 'linear', status: 'succeeded', wallSeconds: 612 });
     if (run.status !== 'succeeded') throw new Error('expected a succeeded run');
     expect(run.errorPct).toBeCloseTo(5.82, 2);
-    expect(run.capacityEstimateRps).toBeCloseTo(54.5, 6);
-    expect(run.capacityErrorPct).toBeCloseTo(-3.88, 2);
+    expect(run.capacityEstimateRps).toBeCloseTo(55.83, 2);
+    expect(run.capacityErrorPct).toBeCloseTo(-1.53, 2);
     expect(run.steps).toHaveLength(6);
     expect(run.loadTestSeconds).toBe(6 * 60 + 5 * 30);
   });
@@ -316,13 +319,13 @@ describe('Function: renderCalibrationBench', () => {
     // Assess
     expect(text).toContain('hold 8 s, rest 4 s per step (the guide: 60 s / 30 s');
     expect(text).toContain('early-ending look every 2 s');
-    expect(text).toContain("linear's whole plan would take 80 s");
+    expect(text).toContain('every hold and rest in full (80 s)');
     const lines = text.split('\n');
     const h100 = lines.filter((l) => l.includes('llama-8b-h100'));
     expect(h100).toHaveLength(1);
     expect(h100[0]).toMatch(/121 +linear +not found within the plan \(≤ 70 stable\) +- +68\.6 \(-43\.4 %\)/);
     expect(lines.find((l) => /^ +adaptive +124 \(stable 117\)/.test(l))).toMatch(/\+2\.3 % .* 30 +37\.5 %$/);
-    expect(text).toMatch(/≤ 10: first step saturated +\+24\.8 %/);
+    expect(text).toMatch(/not found within the plan \(its first step, 10, saturated\) +\+24\.8 %/);
     expect(text).toContain('failed: CalibrationInputInvalidError: unknown strategy');
     expect(text).toContain('Total 431 s wall.');
   });
@@ -335,7 +338,7 @@ describe('Function: renderCalibrationBench', () => {
     const rows = text.split('\n').filter((l) => l.startsWith('|'));
     expect(rows).toHaveLength(2 + 4);
     expect(rows[0]).toBe(
-      '| profile | true capacity req/s | strategy | saturation point req/s | error | capacity estimate req/s | steps | load-test s | adaptive / linear |',
+      '| profile | true capacity req/s | strategy | detected saturation req/s | error | capacity estimate req/s | steps | load-test s | adaptive / linear |',
     );
     expect(rows[1]).toMatch(/^\|( -+:? \|)+$/);
     expect(rows[3]).toContain('| adaptive | 124 (stable 117) | +2.3 % |');

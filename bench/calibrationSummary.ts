@@ -27,8 +27,13 @@ export interface StepTime {
 
 /** Where the detected saturation point lies relative to the plan that was run. */
 export type Detected =
-  /** A saturated step with a stable step below it. */
+  /** A saturated step with a stable step below it: linear's answer is that step's rate (the guide's reading). */
   | { kind: 'found'; saturationRps: number; lastStableRps: number }
+  /**
+   * Adaptive's answer: the knee, its capacity estimate (the analysis' capacity), inside the bracket of its highest
+   * stable and lowest saturated steps.
+   */
+  | { kind: 'knee'; saturationRps: number; lastStableRps: number; saturatedRps: number }
   /** The very first (lowest) step saturated: the saturation point lies at or below it, nothing was stable. */
   | { kind: 'belowPlan'; saturationRps: number }
   /** No step saturated: the capacity lies above the highest rate of the plan. */
@@ -146,14 +151,22 @@ export function fullGuidePlanSeconds(holdSeconds: number, restSeconds: number): 
   return GUIDE_STEPS * holdSeconds + (GUIDE_STEPS - 1) * restSeconds;
 }
 
-/** Where the report's analysis puts the saturation point, relative to the rates that were run. */
+/**
+ * Where the report's analysis puts the saturation point. The guide reads it off its plan: the first saturated rate,
+ * at the plan's 10 req/s resolution (`linear`). `adaptive` searches for the knee itself, so its answer is the capacity
+ * estimate it converged on, between its highest stable and lowest saturated steps.
+ */
 export function detectedSaturation(report: CalibrationReport): Detected {
-  const { saturation, lastStableRps } = report.analysis;
+  const { saturation, lastStableRps, capacityRps } = report.analysis;
   if (!saturation.found) {
     const highestRps = Math.max(...report.steps.map((s) => s.rateRps));
     return { kind: 'notFound', highestRps, reason: saturation.reason };
   }
   if (lastStableRps === null) return { kind: 'belowPlan', saturationRps: saturation.rateRps };
+  if (report.provenance.strategy === 'adaptive' && capacityRps !== null) {
+    // Per replica in the analysis; the benchmark tests one replica, so it is also the rate of the test.
+    return { kind: 'knee', saturationRps: capacityRps.value, lastStableRps, saturatedRps: saturation.rateRps };
+  }
   return { kind: 'found', saturationRps: saturation.rateRps, lastStableRps };
 }
 
@@ -172,7 +185,11 @@ export function summarizeRun(
     status: 'succeeded',
     detected,
     capacityEstimateRps: capacity,
-    errorPct: detected.kind === 'notFound' ? null : errorPercent(detected.saturationRps, trueCapacityRps),
+    // Outside the plan there is no saturation point to compare: "≤ first rate" or "> last rate" is not a value.
+    errorPct:
+      detected.kind === 'found' || detected.kind === 'knee'
+        ? errorPercent(detected.saturationRps, trueCapacityRps)
+        : null,
     capacityErrorPct: capacity === null ? null : errorPercent(capacity, trueCapacityRps),
     steps: times,
     loadTestSeconds: loadTestSeconds(times),
@@ -192,8 +209,10 @@ function detectedText(detected: Detected): string {
   switch (detected.kind) {
     case 'found':
       return `${formatNumber(detected.saturationRps)} (stable ${formatNumber(detected.lastStableRps)})`;
+    case 'knee':
+      return `${formatNumber(detected.saturationRps)} (bracket ${formatNumber(detected.lastStableRps)}-${formatNumber(detected.saturatedRps)})`;
     case 'belowPlan':
-      return `≤ ${formatNumber(detected.saturationRps)}: first step saturated`;
+      return `not found within the plan (its first step, ${formatNumber(detected.saturationRps)}, saturated)`;
     case 'notFound':
       return `not found within the plan (≤ ${formatNumber(detected.highestRps)} stable)`;
   }
@@ -237,7 +256,7 @@ const HEADER = [
   'profile',
   'true capacity req/s',
   'strategy',
-  'saturation point req/s',
+  'detected saturation req/s',
   'error',
   'capacity estimate req/s',
   'steps',
@@ -264,10 +283,13 @@ export function renderCalibrationBench(results: CalibrationBenchResults, format:
       `${results.warmupRequests} requests. Both strategies: hold ${formatNumber(holdSeconds)} s, rest ` +
       `${formatNumber(restSeconds)} s per step (the guide: 60 s / 30 s, ×${formatNumber(holdSeconds / 60)} and ` +
       `×${formatNumber(restSeconds / 30)}), early-ending look every ${formatNumber(results.scaling.watchSeconds)} s ` +
-      `(default 10 s); linear's whole plan would take ` +
-      `${formatNumber(fullGuidePlanSeconds(holdSeconds, restSeconds))} s.`,
-    'True capacity: `vllm-pilot twin capacity` (virtual clock). Error: saturation point vs true capacity. Load-test s: ' +
-      'seconds held (early endings counted as held) + rests between steps.',
+      `(default 10 s). linear runs the guide's plan as the guide does: 7 steps, 10 to 70 req/s, every hold and rest ` +
+      `in full (${formatNumber(fullGuidePlanSeconds(holdSeconds, restSeconds))} s); adaptive runs with its defaults, ` +
+      'early ending included.',
+    'True capacity: `vllm-pilot twin capacity` (virtual clock). Detected saturation: linear, the first saturated rate ' +
+      "of its plan (the guide's reading); adaptive, its capacity estimate inside its bracket [highest stable, lowest " +
+      'saturated]. Error: detected vs true. Capacity estimate: the analysis, in-flight corrected, for both. ' +
+      'Load-test s: seconds held (until the early ending, if any) + rests between steps.',
     '',
     body,
     '',

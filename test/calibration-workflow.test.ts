@@ -8,6 +8,7 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import { DynamoDbHistoryStore } from '../shared/calibration/history/DynamoDbHistoryStore.js';
 import { historyTargetKey } from '../shared/calibration/history/historyTargetKey.js';
 import { KEDA_PAUSED_REPLICAS_ANNOTATION } from '../shared/calibration/scaledObjectThresholds.js';
+import { STRATEGY_NAMES } from '../shared/calibration/strategies/registry.js';
 import type { CalibrationReport, StepMeasurement } from '../shared/calibration/types.js';
 import { systemClock } from '../shared/clock/clock.js';
 import { scaledObject } from '../shared/kube/manifests/scaledObject.js';
@@ -81,6 +82,12 @@ function calibrationInput(overrides: Record<string, unknown> = {}): Record<strin
     readiness: { timeoutSeconds: 120, pollSeconds: 1 },
     ...overrides,
   };
+}
+
+/** calibrationInput with the plan's strategy set (linear ignores nothing here; adaptive ignores plan.rates). */
+function pathInput(strategy: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const input = calibrationInput(overrides);
+  return { ...input, plan: { ...(input.plan as Record<string, unknown>), strategy } };
 }
 
 function metricsSource(endpoint: string, maxAttempts = 3): HttpMetricsSource {
@@ -165,144 +172,313 @@ async function closedPort(): Promise<number> {
 }
 
 describe('Workflow: calibration on the twin', () => {
-  describe('happy path, dry run, with a ScaledObject', () => {
-    const name = 'calib-happy-path';
-    const rates = [10, 20, 40, 60];
-    let outcome: WorkflowOutcome;
-    let before: { replicas: number | undefined; scaledObjectSpec: unknown };
-    let after: { deployment: KubeObject; scaledObject: KubeObject | undefined };
-    const jobsSeen = new Set<string>();
+  // The path tests run once per strategy: each must pass unchanged whichever strategy plans the load steps.
+  describe.each(STRATEGY_NAMES)('path tests with plan.strategy %s', (strategy) => {
+    describe('happy path, dry run, with a ScaledObject', () => {
+      const name = `calib-happy-path-${strategy}`;
+      const rates = [10, 20, 40, 60];
+      let outcome: WorkflowOutcome;
+      let before: { replicas: number | undefined; scaledObjectSpec: unknown };
+      let after: { deployment: KubeObject; scaledObject: KubeObject | undefined };
+      const jobsSeen = new Set<string>();
 
-    beforeAll(async () => {
-      // Prepare: KEDA keeps the Deployment at its 2 replicas (min = max), as a production ScaledObject would.
-      await twin.cluster.apply(
-        scaledObject({
-          name: twin.profile.deployment,
-          namespace: NAMESPACE,
-          model: twin.profile.model,
-          ampWorkspaceUrl: twin.prometheus.url,
-          authentication: false,
-          minReplicaCount: 2,
-          maxReplicaCount: 2,
-        }),
-      );
-      const scaled = await twin.cluster.get({
-        apiVersion: 'keda.sh/v1alpha1',
-        kind: 'ScaledObject',
-        namespace: NAMESPACE,
-        name: twin.profile.deployment,
-      });
-      before = { replicas: replicasOf(await liveDeployment()), scaledObjectSpec: scaled?.spec };
-
-      // Act
-      const run = await runCalibration({
-        name,
-        input: calibrationInput({ plan: { rates, holdSeconds: 5, restSeconds: 1 } }),
-        onEvent: (event) => {
-          if (event.type === 'StateEntered' && event.state.name === 'CheckLoadJob')
-            void labelled(name).then((now) => now.jobs.forEach((job) => jobsSeen.add(job)));
-        },
-      });
-      outcome = run.outcome;
-      after = {
-        deployment: await liveDeployment(),
-        scaledObject: await twin.cluster.get({
+      beforeAll(async () => {
+        // Prepare: KEDA keeps the Deployment at its 2 replicas (min = max), as a production ScaledObject would.
+        await twin.cluster.apply(
+          scaledObject({
+            name: twin.profile.deployment,
+            namespace: NAMESPACE,
+            model: twin.profile.model,
+            ampWorkspaceUrl: twin.prometheus.url,
+            authentication: false,
+            minReplicaCount: 2,
+            maxReplicaCount: 2,
+          }),
+        );
+        const scaled = await twin.cluster.get({
           apiVersion: 'keda.sh/v1alpha1',
           kind: 'ScaledObject',
           namespace: NAMESPACE,
           name: twin.profile.deployment,
-        }),
-      };
-    }, LONG);
+        });
+        before = { replicas: replicasOf(await liveDeployment()), scaledObjectSpec: scaled?.spec };
 
-    it('succeeds', () => {
-      // Assess
-      expect(outcome).toMatchObject({ status: 'succeeded' });
-    });
+        // Act
+        const run = await runCalibration({
+          name,
+          input: pathInput(strategy, { plan: { rates, holdSeconds: 5, restSeconds: 1 } }),
+          onEvent: (event) => {
+            if (event.type === 'StateEntered' && event.state.name === 'CheckLoadJob')
+              void labelled(name).then((now) => now.jobs.forEach((job) => jobsSeen.add(job)));
+          },
+        });
+        outcome = run.outcome;
+        after = {
+          deployment: await liveDeployment(),
+          scaledObject: await twin.cluster.get({
+            apiVersion: 'keda.sh/v1alpha1',
+            kind: 'ScaledObject',
+            namespace: NAMESPACE,
+            name: twin.profile.deployment,
+          }),
+        };
+      }, LONG);
 
-    it("finds saturation within one plan step of the replica's capacity", () => {
-      // Prepare
-      const capacity = measureCapacity(twin.profile, DEMO_SHAPE).capacityRps * 1;
-      const expectedIndex = rates.findIndex((rate) => rate >= capacity);
-
-      // Assess
-      const output = (outcome.status === 'succeeded' ? outcome.output : {}) as {
-        analysis?: CalibrationReport['analysis'];
-      };
-      const saturation = output.analysis?.saturation;
-      expect(saturation?.found).toBe(true);
-      const foundIndex = rates.indexOf(saturation?.found === true ? saturation.rateRps : Number.NaN);
-      expect(Math.abs(foundIndex - expectedIndex)).toBeLessThanOrEqual(1);
-    });
-
-    it('writes the report and its chart, and a history record', async () => {
-      // Prepare
-      const output = (outcome.status === 'succeeded' ? outcome.output : {}) as {
-        report?: { reportLocation: string; chartLocation: string };
-      };
-
-      // Act
-      const report = JSON.parse(await readFile(output.report?.reportLocation ?? '', 'utf8')) as CalibrationReport;
-      const chart = await readFile(output.report?.chartLocation ?? '', 'utf8');
-      const latest = await history.latest(
-        historyTargetKey({ cluster: TWIN_CLUSTER, namespace: NAMESPACE, deployment: twin.profile.deployment }),
-      );
-
-      // Assess
-      expect(report.provenance.executionName).toBe(name);
-      expect(report.steps.length).toBeGreaterThanOrEqual(2);
-      expect(chart).toMatch(/^<svg[\s>]/);
-      expect(latest?.executionName).toBe(name);
-    });
-
-    it('publishes the summary to SNS with event_type and status attributes', () => {
-      // Assess
-      const published = twin.sns.messages(topicArn).filter((m) => m.attributes.execution?.value === name);
-      expect(published).toHaveLength(1);
-      expect(published[0]?.attributes.event_type?.value).toBe('calibration');
-      expect(published[0]?.attributes.status?.value).toBe('succeeded');
-      expect(published[0]?.message).toContain('Calibration of default/');
-    });
-
-    it('ran one Job per step and the warmup, and leaves no Job or ConfigMap of the execution', async () => {
-      // Prepare
-      const names = executionNames(name);
-      const steps = (outcome.status === 'succeeded' ? (outcome.output as { steps: unknown[] }).steps : []).length;
-
-      // Act
-      const left = await labelled(name);
-
-      // Assess
-      expect([...jobsSeen].sort()).toEqual(
-        [names.warmupJob, ...Array.from({ length: steps }, (_, i) => names.loadJob(i))].sort(),
-      );
-      expect(left).toEqual({ jobs: [], configMaps: [] });
-    });
-
-    it('leaves the cluster as it found it: ScaledObject spec, replicas, no pause or calibration annotation', () => {
-      // Assess
-      expect(after.scaledObject?.spec).toEqual(before.scaledObjectSpec);
-      expect(after.scaledObject?.metadata.annotations?.[KEDA_PAUSED_REPLICAS_ANNOTATION]).toBeUndefined();
-      expect(replicasOf(after.deployment)).toBe(before.replicas);
-      expect(after.deployment.metadata.annotations?.[CALIBRATION_ANNOTATIONS.execution]).toBeUndefined();
-    });
-
-    it('records the threshold change it would make without applying it', () => {
-      // Assess
-      const output = (outcome.status === 'succeeded' ? outcome.output : {}) as {
-        change?: { applied: boolean; diff: string };
-      };
-      expect(output.change?.applied).toBe(false);
-      expect(output.change?.diff).toContain('threshold');
-    });
-
-    afterAll(async () => {
-      await twin.cluster.delete({
-        apiVersion: 'keda.sh/v1alpha1',
-        kind: 'ScaledObject',
-        namespace: NAMESPACE,
-        name: twin.profile.deployment,
+      it('succeeds', () => {
+        // Assess
+        expect(outcome).toMatchObject({ status: 'succeeded' });
       });
+
+      it("finds saturation within one plan step of the replica's capacity", () => {
+        // Prepare
+        const capacity = measureCapacity(twin.profile, DEMO_SHAPE).capacityRps * 1;
+        const expectedIndex = rates.findIndex((rate) => rate >= capacity);
+
+        // Assess
+        const output = (outcome.status === 'succeeded' ? outcome.output : {}) as {
+          analysis?: CalibrationReport['analysis'];
+        };
+        // Linear finds one of its rates; adaptive a rate of its own: either way between the plan's neighbours of it.
+        const saturation = output.analysis?.saturation;
+        expect(saturation?.found).toBe(true);
+        const found = saturation?.found === true ? saturation.rateRps : Number.NaN;
+        expect(found).toBeGreaterThanOrEqual(rates[Math.max(0, expectedIndex - 1)] as number);
+        expect(found).toBeLessThanOrEqual(rates[Math.min(rates.length - 1, expectedIndex + 1)] as number);
+      });
+
+      it('writes the report and its chart, and a history record', async () => {
+        // Prepare
+        const output = (outcome.status === 'succeeded' ? outcome.output : {}) as {
+          report?: { reportLocation: string; chartLocation: string };
+        };
+
+        // Act
+        const report = JSON.parse(await readFile(output.report?.reportLocation ?? '', 'utf8')) as CalibrationReport;
+        const chart = await readFile(output.report?.chartLocation ?? '', 'utf8');
+        const latest = await history.latest(
+          historyTargetKey({ cluster: TWIN_CLUSTER, namespace: NAMESPACE, deployment: twin.profile.deployment }),
+        );
+
+        // Assess
+        expect(report.provenance.executionName).toBe(name);
+        expect(report.steps.length).toBeGreaterThanOrEqual(2);
+        expect(chart).toMatch(/^<svg[\s>]/);
+        expect(latest?.executionName).toBe(name);
+      });
+
+      it('publishes the summary to SNS with event_type and status attributes', () => {
+        // Assess
+        const published = twin.sns.messages(topicArn).filter((m) => m.attributes.execution?.value === name);
+        expect(published).toHaveLength(1);
+        expect(published[0]?.attributes.event_type?.value).toBe('calibration');
+        expect(published[0]?.attributes.status?.value).toBe('succeeded');
+        expect(published[0]?.message).toContain('Calibration of default/');
+      });
+
+      it('ran one Job per step and the warmup, and leaves no Job or ConfigMap of the execution', async () => {
+        // Prepare
+        const names = executionNames(name);
+        const steps = (outcome.status === 'succeeded' ? (outcome.output as { steps: unknown[] }).steps : []).length;
+
+        // Act
+        const left = await labelled(name);
+
+        // Assess
+        expect([...jobsSeen].sort()).toEqual(
+          [names.warmupJob, ...Array.from({ length: steps }, (_, i) => names.loadJob(i))].sort(),
+        );
+        expect(left).toEqual({ jobs: [], configMaps: [] });
+      });
+
+      it('leaves the cluster as it found it: ScaledObject spec, replicas, no pause or calibration annotation', () => {
+        // Assess
+        expect(after.scaledObject?.spec).toEqual(before.scaledObjectSpec);
+        expect(after.scaledObject?.metadata.annotations?.[KEDA_PAUSED_REPLICAS_ANNOTATION]).toBeUndefined();
+        expect(replicasOf(after.deployment)).toBe(before.replicas);
+        expect(after.deployment.metadata.annotations?.[CALIBRATION_ANNOTATIONS.execution]).toBeUndefined();
+      });
+
+      it('records the threshold change it would make without applying it', () => {
+        // Assess
+        const output = (outcome.status === 'succeeded' ? outcome.output : {}) as {
+          change?: { applied: boolean; diff: string };
+        };
+        expect(output.change?.applied).toBe(false);
+        expect(output.change?.diff).toContain('threshold');
+      });
+
+      afterAll(async () => {
+        await twin.cluster.delete({
+          apiVersion: 'keda.sh/v1alpha1',
+          kind: 'ScaledObject',
+          namespace: NAMESPACE,
+          name: twin.profile.deployment,
+        });
+      });
+    });
+
+    describe('failure paths: cleanup, then Fail with the original error', () => {
+      it(
+        'fails with CalibrationRolloutTimeoutError when the rollout outlasts its bound',
+        async () => {
+          // Prepare: a third replica needs the model load time (2 s) to become Ready; the bound is 0.5 s.
+          const name = `calib-rollout-timeout-${strategy}`;
+          const replicasBefore = replicasOf(await liveDeployment());
+
+          // Act
+          const { outcome, events } = await runCalibration({
+            name,
+            input: pathInput(strategy, { testReplicas: 3, rollout: { timeoutSeconds: 0.5, pollSeconds: 1 } }),
+          });
+
+          // Assess
+          expect(outcome).toMatchObject({ status: 'failed', error: 'CalibrationRolloutTimeoutError' });
+          expect(statesEntered(events).slice(-3)).toEqual(['CleanupAfterFailure', 'NotifyFailure', 'Failed']);
+          expect(await labelled(name)).toEqual({ jobs: [], configMaps: [] });
+          expect(replicasOf(await liveDeployment())).toBe(replicasBefore);
+        },
+        LONG,
+      );
+
+      it(
+        'fails with CalibrationJobFailedError when every request of a load step is refused',
+        async () => {
+          // Prepare: the load step (only) asks for a model the server does not serve: 404 for every request.
+          const name = `calib-load-job-fails-${strategy}`;
+
+          // Act
+          const { outcome, events } = await runCalibration({
+            name,
+            input: pathInput(strategy),
+            handlers: (table) => ({
+              ...table,
+              StartLoadStep: (event) => {
+                const e = event as { input: { target: Record<string, unknown> } };
+                return (table.StartLoadStep as LocalTaskHandler)({
+                  ...e,
+                  input: { ...e.input, target: { ...e.input.target, model: 'no-such-model' } },
+                });
+              },
+            }),
+          });
+
+          // Assess
+          expect(outcome).toMatchObject({ status: 'failed', error: 'CalibrationJobFailedError' });
+          expect(outcome.status === 'failed' && outcome.cause).toMatch(/load Job default\/calib-[0-9a-f]{8}-s0 failed/);
+          expect(statesEntered(events)).toContain('CleanupAfterFailure');
+          expect(await labelled(name)).toEqual({ jobs: [], configMaps: [] });
+        },
+        LONG,
+      );
+
+      it(
+        'retries MeasureStep while AMP is unavailable, then cleans up and fails with the AMP error',
+        async () => {
+          // Prepare: MeasureStep (only) reads from a Prometheus that is down.
+          const name = `calib-amp-down-${strategy}`;
+          const down = `http://127.0.0.1:${await closedPort()}`;
+          const broken = calibrationLocalHandlers(
+            definition,
+            createCalibrationHandlers(twinDeps({ metricsSource: () => metricsSource(down, 1) })),
+            snsClient,
+          );
+
+          // Act
+          const { outcome, events } = await runCalibration({
+            name,
+            input: pathInput(strategy),
+            handlers: (table) => ({ ...table, MeasureStep: broken.MeasureStep as LocalTaskHandler }),
+          });
+
+          // Assess
+          expect(outcome).toMatchObject({ status: 'failed', error: 'CalibrationDependencyUnavailableError' });
+          const retries = events.filter((e) => e.type === 'StateRetried' && e.state.name === 'MeasureStep');
+          expect(retries).toHaveLength(3);
+          expect(statesEntered(events).slice(-3)).toEqual(['CleanupAfterFailure', 'NotifyFailure', 'Failed']);
+          expect(await labelled(name)).toEqual({ jobs: [], configMaps: [] });
+          const failure = twin.sns.messages(topicArn).find((m) => m.attributes.execution?.value === name);
+          expect(failure?.attributes.status?.value).toBe('failed');
+        },
+        LONG,
+      );
+    });
+
+    describe('idempotency', () => {
+      it(
+        'runs the same execution twice without duplicate Jobs',
+        async () => {
+          // Prepare
+          const name = `calib-same-name-${strategy}`;
+          const seen: number[] = [];
+          const count = (event: WorkflowEvent) => {
+            if (event.type === 'StateEntered' && ['CheckWarmup', 'CheckLoadJob'].includes(event.state.name))
+              void labelled(name).then((now) => seen.push(now.jobs.length));
+          };
+
+          // Act
+          const first = await runCalibration({ name, input: pathInput(strategy), onEvent: count });
+          const afterFirst = await labelled(name);
+          const second = await runCalibration({ name, input: pathInput(strategy), onEvent: count });
+          const afterSecond = await labelled(name);
+
+          // Assess
+          expect(first.outcome.status).toBe('succeeded');
+          expect(second.outcome.status).toBe('succeeded');
+          expect(Math.max(...seen)).toBeLessThanOrEqual(2);
+          expect(afterFirst).toEqual({ jobs: [], configMaps: [] });
+          expect(afterSecond).toEqual({ jobs: [], configMaps: [] });
+        },
+        LONG,
+      );
+
+      it(
+        'StartLoadStep run again for the same step returns the Job it created instead of a second one',
+        async () => {
+          // Prepare
+          const name = `calib-retried-step-${strategy}`;
+          const handlers = createCalibrationHandlers(twinDeps());
+          const execution = {
+            id: `arn:aws:states:${TWIN_REGION}:000000000000:execution:x:${name}`,
+            name,
+            startTime: new Date().toISOString(),
+          };
+          const deployment = {
+            namespace: NAMESPACE,
+            name: twin.profile.deployment,
+            serviceUrl: `http://${twin.state.service}.${NAMESPACE}.svc:8000`,
+            replicasBefore: 2,
+            testReplicas: 2,
+            scaledObject: null,
+            startedAtMs: Date.now(),
+            actions: [],
+          };
+          const warmup = { configMap: { namespace: NAMESPACE, name: executionNames(name).configMap }, job: null };
+          const plan = {
+            done: false,
+            reason: 'test',
+            index: 0,
+            rateRps: 1,
+            holdSeconds: 2,
+            restSeconds: 0,
+            holdWaitSeconds: 2,
+            restWaitSeconds: 0,
+          };
+          const input = await handlers.validateInput({ input: pathInput(strategy), execution });
+          const event = { input, execution, deployment, warmup, plan };
+
+          // Act
+          const first = (await handlers.startLoadStep(event)) as { job: { name: string; createdAtMs: number } };
+          const second = (await handlers.startLoadStep(event)) as { job: { name: string } };
+          const jobs = (await labelled(name)).jobs;
+          await handlers.cleanup({ input, execution, deployment });
+
+          // Assess
+          expect(second.job.name).toBe(first.job.name);
+          expect(jobs).toEqual([first.job.name]);
+          expect(await labelled(name)).toEqual({ jobs: [], configMaps: [] });
+        },
+        LONG,
+      );
     });
   });
 
@@ -361,170 +537,6 @@ describe('Workflow: calibration on the twin', () => {
         expect(steps[0]?.ending).toMatchObject({ kind: 'held', heldSeconds: 8, plannedHoldSeconds: 8 });
         expect(steps[0]?.ending?.reason).toMatch(/plan\.earlyStop\.enabled false/);
         expect(steps[0]?.k6).not.toBeNull();
-      },
-      LONG,
-    );
-  });
-
-  describe('failure paths: cleanup, then Fail with the original error', () => {
-    it(
-      'fails with CalibrationRolloutTimeoutError when the rollout outlasts its bound',
-      async () => {
-        // Prepare: a third replica needs the model load time (2 s) to become Ready; the bound is 0.5 s.
-        const name = 'calib-rollout-timeout';
-        const replicasBefore = replicasOf(await liveDeployment());
-
-        // Act
-        const { outcome, events } = await runCalibration({
-          name,
-          input: calibrationInput({ testReplicas: 3, rollout: { timeoutSeconds: 0.5, pollSeconds: 1 } }),
-        });
-
-        // Assess
-        expect(outcome).toMatchObject({ status: 'failed', error: 'CalibrationRolloutTimeoutError' });
-        expect(statesEntered(events).slice(-3)).toEqual(['CleanupAfterFailure', 'NotifyFailure', 'Failed']);
-        expect(await labelled(name)).toEqual({ jobs: [], configMaps: [] });
-        expect(replicasOf(await liveDeployment())).toBe(replicasBefore);
-      },
-      LONG,
-    );
-
-    it(
-      'fails with CalibrationJobFailedError when every request of a load step is refused',
-      async () => {
-        // Prepare: the load step (only) asks for a model the server does not serve: 404 for every request.
-        const name = 'calib-load-job-fails';
-
-        // Act
-        const { outcome, events } = await runCalibration({
-          name,
-          input: calibrationInput(),
-          handlers: (table) => ({
-            ...table,
-            StartLoadStep: (event) => {
-              const e = event as { input: { target: Record<string, unknown> } };
-              return (table.StartLoadStep as LocalTaskHandler)({
-                ...e,
-                input: { ...e.input, target: { ...e.input.target, model: 'no-such-model' } },
-              });
-            },
-          }),
-        });
-
-        // Assess
-        expect(outcome).toMatchObject({ status: 'failed', error: 'CalibrationJobFailedError' });
-        expect(outcome.status === 'failed' && outcome.cause).toMatch(/load Job default\/calib-[0-9a-f]{8}-s0 failed/);
-        expect(statesEntered(events)).toContain('CleanupAfterFailure');
-        expect(await labelled(name)).toEqual({ jobs: [], configMaps: [] });
-      },
-      LONG,
-    );
-
-    it(
-      'retries MeasureStep while AMP is unavailable, then cleans up and fails with the AMP error',
-      async () => {
-        // Prepare: MeasureStep (only) reads from a Prometheus that is down.
-        const name = 'calib-amp-down';
-        const down = `http://127.0.0.1:${await closedPort()}`;
-        const broken = calibrationLocalHandlers(
-          definition,
-          createCalibrationHandlers(twinDeps({ metricsSource: () => metricsSource(down, 1) })),
-          snsClient,
-        );
-
-        // Act
-        const { outcome, events } = await runCalibration({
-          name,
-          input: calibrationInput(),
-          handlers: (table) => ({ ...table, MeasureStep: broken.MeasureStep as LocalTaskHandler }),
-        });
-
-        // Assess
-        expect(outcome).toMatchObject({ status: 'failed', error: 'CalibrationDependencyUnavailableError' });
-        const retries = events.filter((e) => e.type === 'StateRetried' && e.state.name === 'MeasureStep');
-        expect(retries).toHaveLength(3);
-        expect(statesEntered(events).slice(-3)).toEqual(['CleanupAfterFailure', 'NotifyFailure', 'Failed']);
-        expect(await labelled(name)).toEqual({ jobs: [], configMaps: [] });
-        const failure = twin.sns.messages(topicArn).find((m) => m.attributes.execution?.value === name);
-        expect(failure?.attributes.status?.value).toBe('failed');
-      },
-      LONG,
-    );
-  });
-
-  describe('idempotency', () => {
-    it(
-      'runs the same execution twice without duplicate Jobs',
-      async () => {
-        // Prepare
-        const name = 'calib-same-name';
-        const seen: number[] = [];
-        const count = (event: WorkflowEvent) => {
-          if (event.type === 'StateEntered' && ['CheckWarmup', 'CheckLoadJob'].includes(event.state.name))
-            void labelled(name).then((now) => seen.push(now.jobs.length));
-        };
-
-        // Act
-        const first = await runCalibration({ name, input: calibrationInput(), onEvent: count });
-        const afterFirst = await labelled(name);
-        const second = await runCalibration({ name, input: calibrationInput(), onEvent: count });
-        const afterSecond = await labelled(name);
-
-        // Assess
-        expect(first.outcome.status).toBe('succeeded');
-        expect(second.outcome.status).toBe('succeeded');
-        expect(Math.max(...seen)).toBeLessThanOrEqual(2);
-        expect(afterFirst).toEqual({ jobs: [], configMaps: [] });
-        expect(afterSecond).toEqual({ jobs: [], configMaps: [] });
-      },
-      LONG,
-    );
-
-    it(
-      'StartLoadStep run again for the same step returns the Job it created instead of a second one',
-      async () => {
-        // Prepare
-        const name = 'calib-retried-step';
-        const handlers = createCalibrationHandlers(twinDeps());
-        const execution = {
-          id: `arn:aws:states:${TWIN_REGION}:000000000000:execution:x:${name}`,
-          name,
-          startTime: new Date().toISOString(),
-        };
-        const deployment = {
-          namespace: NAMESPACE,
-          name: twin.profile.deployment,
-          serviceUrl: `http://${twin.state.service}.${NAMESPACE}.svc:8000`,
-          replicasBefore: 2,
-          testReplicas: 2,
-          scaledObject: null,
-          startedAtMs: Date.now(),
-          actions: [],
-        };
-        const warmup = { configMap: { namespace: NAMESPACE, name: executionNames(name).configMap }, job: null };
-        const plan = {
-          done: false,
-          reason: 'test',
-          index: 0,
-          rateRps: 1,
-          holdSeconds: 2,
-          restSeconds: 0,
-          holdWaitSeconds: 2,
-          restWaitSeconds: 0,
-        };
-        const input = await handlers.validateInput({ input: calibrationInput(), execution });
-        const event = { input, execution, deployment, warmup, plan };
-
-        // Act
-        const first = (await handlers.startLoadStep(event)) as { job: { name: string; createdAtMs: number } };
-        const second = (await handlers.startLoadStep(event)) as { job: { name: string } };
-        const jobs = (await labelled(name)).jobs;
-        await handlers.cleanup({ input, execution, deployment });
-
-        // Assess
-        expect(second.job.name).toBe(first.job.name);
-        expect(jobs).toEqual([first.job.name]);
-        expect(await labelled(name)).toEqual({ jobs: [], configMaps: [] });
       },
       LONG,
     );

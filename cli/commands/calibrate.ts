@@ -301,12 +301,20 @@ class Progress {
   onEvent(event: WorkflowEvent): void {
     if (event.type === 'StateEntered') {
       const name = event.state.name;
-      if (name === 'HoldStep') this.#startHold(event.state.input as { plan?: HoldPlan });
+      // One bar per load step: from its start to its measurement, across the WatchLoadStep/HoldStep loop.
+      if (name === 'StartLoadStep') this.#startHold(event.state.input as { plan?: HoldPlan });
+      else if (name === 'MeasureStep') this.stop(true);
       else if (['Deploy', 'StartWarmup', 'Analyze', 'StoreReport', 'Cleanup', 'CleanupAfterFailure'].includes(name))
         line(`• ${name}`);
     } else if (event.type === 'StateExited') {
       const output = event.state.output as Record<string, unknown> | undefined;
-      if (event.state.name === 'HoldStep') this.stop(true);
+      if (event.state.name === 'WatchLoadStep') {
+        const watch = output?.watch as { status?: string; reason?: string } | undefined;
+        if (watch?.status === 'ended') {
+          this.stop(true);
+          line(`  ended early: ${watch.reason ?? ''}`);
+        }
+      }
       if (event.state.name === 'CheckRollout')
         this.#once(
           'rollout',

@@ -81,13 +81,18 @@ export async function watchLoadStep(deps: CalibrationDeps, event: unknown): Prom
       waitSeconds: waitUntil(Math.min(remaining, Math.max(earliest - elapsed, settings.watchSeconds))),
     });
 
-  const samples = await queueSamplesSoFar(deps.metricsSource(input.target), input, hold, loadStartMs, nowMs);
+  const source = deps.metricsSource(input.target);
+  const [samples, lifetime] = await Promise.all([
+    queueSamplesSoFar(source, input, hold, loadStartMs, nowMs),
+    lifetimeSoFar(source, input, elapsed, nowMs),
+  ]);
   const latestMs = samples.at(-1)?.tMs ?? loadStartMs;
   const decision = decideStepEnding(samples, {
     offeredRps: load.rateRps,
     elapsedSeconds: Math.max(0, (latestMs - loadStartMs) / 1000),
     plannedHoldSeconds: hold,
     pods: input.testReplicas,
+    requestLifetimeSeconds: lifetime,
     settings,
   });
   if (decision.action === 'continue')
@@ -115,6 +120,18 @@ export async function watchLoadStep(deps: CalibrationDeps, event: unknown): Prom
     // The measurement covers what the decision saw: AMP had those samples, the seconds after may not be in it yet.
     windowEndMs: latestMs,
   });
+}
+
+/** The mean decode time of the requests finished since the load began (the step's meanLifetime), or null if none. */
+async function lifetimeSoFar(
+  source: MetricsSource,
+  input: CalibrationInput,
+  elapsedSeconds: number,
+  nowMs: number,
+): Promise<number | null> {
+  const query = stepQueries(calibrationTarget(input), Math.max(1, elapsedSeconds)).meanLifetime;
+  const value = (await source.instant(query, { timeMs: nowMs }))[0]?.value;
+  return value === undefined || !Number.isFinite(value) ? null : Math.max(0, value);
 }
 
 /**

@@ -10,6 +10,7 @@ import { CalibrationMeasurementError } from './errors.js';
 import { floor1, fmt, round1 } from './format.js';
 import type { CalibrationInput } from './input.js';
 import { classifyStep } from './measure.js';
+import { kneeEstimate, type KneeEstimate } from './strategies/capacityEstimate.js';
 import type { CalibrationAnalysis, Derived, StepMeasurement, Thresholds } from './types.js';
 
 /** KEDA's activationThreshold for the queue trigger (the guide's ScaledObject: "1"). */
@@ -74,13 +75,17 @@ export function analyze(steps: readonly StepMeasurement[], input: CalibrationInp
 
   let capacity: Derived<number> | null;
   if (!sloOnly) {
+    const knee = kneeEstimate(sorted) as KneeEstimate;
     capacity = {
-      value: perPod(saturated, input, saturated.amp.completedRps),
+      value: perPod(saturated, input, knee.value),
       reason:
         `under overload a server completes requests at its capacity and the excess waits in the queue (a saturated ` +
-        `queue's departure rate is its service rate): vLLM completed ${fmt(saturated.amp.completedRps, 1)} req/s ` +
-        `at ${fmt(saturated.rateRps)} req/s offered`,
-      formula: `capacity = completedRps of the saturated step${podsSuffix(saturated, input)}`,
+        `queue's departure rate is its service rate, and the queue grows at offered − capacity): at ` +
+        `${fmt(saturated.rateRps)} req/s offered vLLM completed ${fmt(saturated.amp.completedRps, 1)} req/s within ` +
+        `the window; ${knee.reason}`,
+      formula:
+        'capacity = completedRps × W / (W − S) of the saturated step(s) (W its window, S the request lifetime: p95 ' +
+        `end-to-end − p95 TTFT), averaged with offered − queue slope when they agree within 10 %${podsSuffix(saturated, input)}`,
     };
   } else if (lastStable !== undefined) {
     notes.push(

@@ -9,6 +9,8 @@ import { testInput } from './testing/steps.js';
 const HOLD = 60;
 const SAMPLE_SECONDS = 2;
 const LOOK_SECONDS = 10;
+/** A request's decode time in these steps (the guide's ministral: about 2 s): 4 lifetimes fit in a quarter hold. */
+const LIFETIME = 2;
 const T0 = Date.UTC(2025, 5, 2, 9, 0, 0);
 const DEFAULTS: EarlyStopSettings = testInput().plan.earlyStop;
 
@@ -39,6 +41,7 @@ function replay(
   samples: readonly QueueSample[],
   offeredRps: number,
   settings: EarlyStopSettings = DEFAULTS,
+  lifetime: number | null = LIFETIME,
 ): { decision: StepEndingDecision; atSeconds: number } {
   let decision: StepEndingDecision = { action: 'continue', reason: 'not looked yet' };
   for (let look = LOOK_SECONDS; look < HOLD; look += LOOK_SECONDS) {
@@ -48,6 +51,7 @@ function replay(
       elapsedSeconds: look,
       plannedHoldSeconds: HOLD,
       pods: 1,
+      requestLifetimeSeconds: lifetime,
       settings,
     });
     if (decision.action === 'end') return { decision, atSeconds: look };
@@ -111,20 +115,20 @@ describe('Function: decideStepEnding', () => {
     expect(atSeconds).toBeLessThanOrEqual(by);
   });
 
-  it('ends a late knee (flat, then growing from 35 % of the hold) as saturated, never as stable', () => {
-    // Prepare
+  it('ends a late knee (flat, then growing from 35 % of the hold) as saturated when stable endings wait for half of it', () => {
+    // Prepare: a knee later than stableAfterFraction is beyond what the look can see, so this plan waits longer.
     const knee = 0.35 * HOLD;
     const samples = queueSeries((t) => (t < knee ? 0.5 : 4 * (t - knee)), iidNoise(0.5, 11));
 
     // Act
-    const { decision, atSeconds } = replay(samples, 40);
+    const { decision, atSeconds } = replay(samples, 40, { ...DEFAULTS, stableAfterFraction: 0.5 });
 
     // Assess
     expect(decision).toMatchObject({ action: 'end', kind: 'saturated' });
     expect(atSeconds).toBeGreaterThan(knee);
   });
 
-  it('ends a step whose queue stays near 0 as stable, not before half of the hold', () => {
+  it('ends a step whose queue stays near 0 as stable, not before a quarter of the hold', () => {
     // Prepare
     const samples = queueSeries(() => 0.3, iidNoise(0.4, 5));
 
@@ -134,7 +138,8 @@ describe('Function: decideStepEnding', () => {
     // Assess
     expect(decision).toMatchObject({ action: 'end', kind: 'stable' });
     expect(decision.reason).toMatch(/upper bound .* below the saturation limit 0.5 req\/s.*the replica keeps up/);
-    expect(atSeconds).toBe(30);
+    expect(atSeconds).toBe(20);
+    expect(atSeconds).toBeGreaterThanOrEqual(0.25 * HOLD);
   });
 
   it.each([
@@ -181,6 +186,7 @@ describe('Function: decideStepEnding', () => {
       elapsedSeconds: 30,
       plannedHoldSeconds: HOLD,
       pods: 1,
+      requestLifetimeSeconds: LIFETIME,
       settings: DEFAULTS,
     });
 
@@ -189,6 +195,29 @@ describe('Function: decideStepEnding', () => {
       action: 'continue',
       reason: 'after 30 s of 60 s: 5 queue sample(s), fewer than the 6 needed to decide',
     });
+  });
+
+  it.each([
+    { case: 'no request has finished yet', lifetime: null, endsBy: null },
+    { case: 'requests live 12 s (4 lifetimes = 48 s of 60)', lifetime: 12, endsBy: 50 },
+  ])('waits for the load to turn over before a saturated ending when $case', ({ lifetime, endsBy }) => {
+    // Prepare: a queue that clearly grows from the start, which ends by 20 s with 2 s requests.
+    const samples = queueSeries((t) => 5 * t, iidNoise(2, 7));
+
+    // Act
+    const { decision, atSeconds } = replay(samples, 40, DEFAULTS, lifetime);
+
+    // Assess
+    if (endsBy === null) {
+      expect(decision).toMatchObject({
+        action: 'continue',
+        reason: expect.stringContaining('no request has finished'),
+      });
+    } else {
+      expect(decision).toMatchObject({ action: 'end', kind: 'saturated' });
+      expect(atSeconds).toBeGreaterThanOrEqual(4 * lifetime);
+      expect(atSeconds).toBeLessThanOrEqual(endsBy);
+    }
   });
 
   it('never ends a step when early ending is off', () => {
@@ -211,6 +240,11 @@ describe('Function: decideStepEnding', () => {
     { case: 'no Pods', context: { pods: 0 }, field: /context\.pods: got 0/ },
     { case: 'negative elapsed time', context: { elapsedSeconds: -1 }, field: /context\.elapsedSeconds: got -1/ },
     { case: 'an offered rate of NaN', context: { offeredRps: Number.NaN }, field: /context\.offeredRps: got NaN/ },
+    {
+      case: 'a negative request lifetime',
+      context: { requestLifetimeSeconds: -1 },
+      field: /context\.requestLifetimeSeconds: got -1/,
+    },
   ])('refuses $case, naming the field', ({ context, field }) => {
     // Act
     const act = () =>
@@ -219,6 +253,7 @@ describe('Function: decideStepEnding', () => {
         elapsedSeconds: 10,
         plannedHoldSeconds: HOLD,
         pods: 1,
+        requestLifetimeSeconds: LIFETIME,
         settings: DEFAULTS,
         ...context,
       });
@@ -274,7 +309,9 @@ describe('Input: plan.earlyStop', () => {
       enabled: true,
       confidence: 0.99,
       minSamples: 6,
-      stableAfterFraction: 0.5,
+      stableAfterFraction: 0.25,
+      saturatedMinLifetimes: 4,
+      stableMinLifetimes: 2,
       stableQueueMaxPerPod: 2,
       watchSeconds: 10,
     });

@@ -8,8 +8,8 @@
  * - saturated: the slope is significantly ABOVE the verdict's limit L = max(0.5, 2 % of the offered rate) req/s
  *   (SATURATION_RULES, the same limit the step's verdict uses): t = (b − L) / SE(b) above the one-sided critical
  *   value, the queue reached queueMaxFloor and still holds that many now, after minSeconds (default 25 % of the hold)
- *   and minSamples;
- * - stable: after stableAfterFraction of the hold (default 50 %), the slope's one-sided upper confidence bound
+ *   and saturatedMinLifetimes (4) request lifetimes, and minSamples;
+ * - stable: after stableAfterFraction of the hold (default 25 %) and stableMinLifetimes (2) request lifetimes, the slope's one-sided upper confidence bound
  *   b + t × SE(b) is below L over all samples AND over their latest half (a knee that just began shows there first),
  *   and the queue never held more than stableQueueMaxPerPod (default 2) requests per Pod.
  * Testing against L rather than 0 and at 99 % keeps the noise of a stable queue from ending a step as saturated
@@ -35,6 +35,11 @@ export interface StepEndingContext {
   plannedHoldSeconds: number;
   /** Pods serving the step (the stable ending's queue allowance is per Pod). */
   pods: number;
+  /**
+   * One request's lifetime in the replica so far (p95 end-to-end − p95 time to first token of the requests finished
+   * since the load began), seconds; null when none has finished yet.
+   */
+  requestLifetimeSeconds: number | null;
   settings: EarlyStopSettings;
 }
 
@@ -143,8 +148,13 @@ export const DEFAULT_MIN_SECONDS_FRACTION = 0.25;
  */
 export function decideStepEnding(samples: readonly QueueSample[], context: StepEndingContext): StepEndingDecision {
   checkContext(context);
-  const { settings, offeredRps, elapsedSeconds, plannedHoldSeconds, pods } = context;
+  const { settings, offeredRps, elapsedSeconds, plannedHoldSeconds, pods, requestLifetimeSeconds: lifetime } = context;
   if (!settings.enabled) return { action: 'continue', reason: 'early ending is off (plan.earlyStop.enabled false)' };
+  if (lifetime === null)
+    return {
+      action: 'continue',
+      reason: `after ${fmt(elapsedSeconds, 0)} s: no request has finished yet, so the load has not turned over once`,
+    };
   const points = samples
     .filter((s) => Number.isFinite(s.tMs) && Number.isFinite(s.queue))
     .sort((a, b) => a.tMs - b.tMs);
@@ -166,7 +176,12 @@ export function decideStepEnding(samples: readonly QueueSample[], context: StepE
   const queueNow = points[points.length - 1]?.queue ?? 0;
   const floor = SATURATION_RULES.queueMaxFloor;
 
-  const minSeconds = settings.minSeconds ?? DEFAULT_MIN_SECONDS_FRACTION * plannedHoldSeconds;
+  // The capacity is read from the saturated step's completions, corrected by W / (W − S): a window of a few request
+  // lifetimes keeps that correction small and its error with it.
+  const minSeconds = Math.max(
+    settings.minSeconds ?? DEFAULT_MIN_SECONDS_FRACTION * plannedHoldSeconds,
+    settings.saturatedMinLifetimes * lifetime,
+  );
   const tStatistic =
     fit.standardError === 0 ? Number.POSITIVE_INFINITY : (fit.slopePerSecond - limit) / fit.standardError;
   if (
@@ -186,7 +201,11 @@ export function decideStepEnding(samples: readonly QueueSample[], context: StepE
     };
   }
 
-  const stableAfter = settings.stableAfterFraction * plannedHoldSeconds;
+  // Steady state: every request in the replica arrived during the step, and the batch turned over.
+  const stableAfter = Math.max(
+    settings.stableAfterFraction * plannedHoldSeconds,
+    settings.stableMinLifetimes * lifetime,
+  );
   const queueAllowance = settings.stableQueueMaxPerPod * pods;
   if (elapsedSeconds >= stableAfter) {
     const upper = fit.slopePerSecond + t * fit.standardError;
@@ -222,6 +241,12 @@ function checkContext(context: StepEndingContext): void {
     if (!(Number.isFinite(context[field]) && context[field] > 0))
       issues.push({ path: `context.${field}`, message: `got ${context[field]}; accepted: a number > 0` });
   }
+  const lifetime = context.requestLifetimeSeconds;
+  if (lifetime !== null && !(Number.isFinite(lifetime) && lifetime >= 0))
+    issues.push({
+      path: 'context.requestLifetimeSeconds',
+      message: `got ${lifetime}; accepted: seconds >= 0, or null when no request has finished`,
+    });
   if (!(Number.isFinite(context.elapsedSeconds) && context.elapsedSeconds >= 0))
     issues.push({
       path: 'context.elapsedSeconds',

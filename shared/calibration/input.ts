@@ -132,12 +132,29 @@ export const calibrationInputSchema = z.strictObject({
           minSeconds: seconds('least load before a saturated ending').optional(),
           /** Queue samples needed before any ending (the slope's t-test has n − 2 degrees of freedom). */
           minSamples: count('queue samples before an ending', 4).default(6),
-          /** No stable ending before this fraction of the hold. */
+          /**
+           * No stable ending before this fraction of the hold (as minSeconds for a saturated one): a quarter lets the
+           * bracket steps far below the knee end soon, while the slope test on the latest half still sees a knee
+           * that only began.
+           */
           stableAfterFraction: z
             .number({ error: 'must be a fraction of the hold (stable ending)' })
             .gt(0, { error: 'must be > 0 (a fraction of the hold)' })
             .max(1, { error: 'must be <= 1 (a fraction of the hold)' })
-            .default(0.5),
+            .default(0.25),
+          /**
+           * No saturated ending before this many request lifetimes of load: the capacity comes from its completions,
+           * corrected by W / (W − S), whose error grows as the window W nears the lifetime S.
+           */
+          saturatedMinLifetimes: z
+            .number({ error: 'must be a number of request lifetimes (saturated ending)' })
+            .min(0, { error: 'must be >= 0 request lifetimes (saturated ending)' })
+            .default(4),
+          /** No stable ending before this many request lifetimes of load (the batch has turned over). */
+          stableMinLifetimes: z
+            .number({ error: 'must be a number of request lifetimes (stable ending)' })
+            .min(0, { error: 'must be >= 0 request lifetimes (stable ending)' })
+            .default(2),
           /** A stable ending needs the queue's maximum at most this many requests per Pod. */
           stableQueueMaxPerPod: z
             .number({ error: 'must be a number of queued requests per Pod' })
@@ -157,12 +174,12 @@ export const calibrationInputSchema = z.strictObject({
           startRps: z
             .number({ error: 'must be a number of requests/s (first bracket step)' })
             .gt(0, { error: 'must be > 0 requests/s (first bracket step)' })
-            .default(4),
+            .default(10),
           growthFactor: z
             .number({ error: 'must be a number (rate multiplier between bracket steps)' })
             .gt(1, { error: 'must be > 1 (rate multiplier between bracket steps)' })
             .max(10, { error: 'must be <= 10 (rate multiplier between bracket steps)' })
-            .default(2),
+            .default(3),
           maxRps: z
             .number({ error: 'must be a number of requests/s (highest rate offered)' })
             .gt(0, { error: 'must be > 0 requests/s (highest rate offered)' })

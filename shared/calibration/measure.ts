@@ -72,6 +72,7 @@ export async function measureStep(
     'kvCacheMax',
     'kvCacheMean',
     'preemptions',
+    'meanLifetime',
   ] as const satisfies ReadonlyArray<keyof StepQueries>;
   const [queueSeries, values] = await Promise.all([
     ask(`the queue depth of ${where}`, () =>
@@ -115,6 +116,7 @@ export async function measureStep(
     preemptions: value('preemptions') ?? 0,
     completedRps: (value('completed') ?? 0) / windowSeconds,
     pods,
+    meanLifetimeSeconds: value('meanLifetime'),
   };
   return {
     index: window.index,

@@ -33,7 +33,7 @@ describe('Function: renderSummaryText', () => {
     expect(text).toContain('GPU 1 × NVIDIA-L40S (g6e.4xlarge)');
     expect(text).toContain('Saturation: 60 req/s (step 6)\n  - queue grew 5.6 req/s (max 350) at 60 req/s offered');
     expect(text).toContain('Last stable rate: 50 req/s');
-    expect(text).toContain('Capacity of one replica: 54.5 req/s');
+    expect(text).toContain('Capacity of one replica: 55.8 req/s');
     expect(text).toMatch(
       /queue depth per Pod\s+> 25\n\s+formula: max\(activation \+ 1, floor\(R × maxQueueWaitSeconds\)\)/,
     );

@@ -33,6 +33,11 @@ export interface StepQueries {
   completed: string;
   /** Pods that had vLLM series during the window. */
   pods: string;
+  /**
+   * The mean decode time of the requests that finished in the window: mean end-to-end − mean time to first token,
+   * from the histograms' _sum / _count (exact means, not interpolated from buckets); empty when none finished.
+   */
+  meanLifetime: string;
 }
 
 /** The `Target` the metrics module builds matchers from, taken from a calibration input. */
@@ -88,7 +93,16 @@ export function stepQueries(target: Target, windowSeconds: number): StepQueries 
     completed: aggregate('sum', [], increaseOf(target, VLLM.requestSuccess, window)),
     // One count per Pod whatever other labels (instance, engine) the series carry.
     pods: `count(${aggregate('max', ['pod'], overTime('max_over_time', target, VLLM.numRequestsRunning, window))})`,
+    meanLifetime: dropNaN(
+      `${windowMean(target, VLLM.e2eRequestLatency, window)} - ${windowMean(target, VLLM.timeToFirstToken, window)}`,
+    ),
   };
+}
+
+/** The mean of the requests that finished in the window: increase(_sum) / increase(_count), summed over the Pods. */
+function windowMean(target: Target, ref: VllmMetricRef, window: string): string {
+  const sumOf = (suffix: string) => aggregate('sum', [], increaseOf(target, ref, window, suffix));
+  return `(${ratio(sumOf('_sum'), sumOf('_count'))})`;
 }
 
 /** The readiness gate's queries. */

@@ -29,6 +29,11 @@ export interface AmpStepMeasurement {
   completedRps: number;
   /** Ready Pods serving during the window. */
   pods: number;
+  /**
+   * Mean decode time (mean end-to-end − mean TTFT) of the requests finished in the window, seconds; null when none
+   * finished. Absent in reports written before it was measured.
+   */
+  meanLifetimeSeconds?: number | null;
 }
 
 /** Whether a step saturated, with every reason found (empty when stable). */

@@ -116,7 +116,7 @@ describe('Object: adaptiveStrategy', () => {
       const run = runStrategy(adaptiveStrategy, new SaturatingServer({ capacityRps: 5000 }), input);
 
       // Assess
-      expect(run.steps.map((s) => s.rateRps)).toEqual([4, 8, 16, 32, 64, 100]);
+      expect(run.steps.map((s) => s.rateRps)).toEqual([10, 30, 90, 100]);
       expect(run.reason).toBe('not saturated up to maxRps: every step was stable, up to 100 req/s');
     });
 
@@ -188,21 +188,21 @@ describe('Object: adaptiveStrategy', () => {
 
     it('ends with the reason once maxSteps steps were measured', () => {
       // Prepare
-      const input = adaptiveInput({ adaptive: { maxSteps: 4 } });
+      const input = adaptiveInput({ adaptive: { maxSteps: 3 } });
 
       // Act
-      const run = runStrategy(adaptiveStrategy, new SaturatingServer({ capacityRps: 55 }), input);
+      const run = runStrategy(adaptiveStrategy, new SaturatingServer({ capacityRps: 200 }), input);
 
       // Assess
-      expect(run.steps).toHaveLength(4);
-      expect(run.reason).toMatch(/^step budget spent \(maxSteps 4\) before any step saturated/);
+      expect(run.steps).toHaveLength(3);
+      expect(run.reason).toMatch(/^step budget spent \(maxSteps 3\) before any step saturated/);
     });
 
     it('holds bracket steps for bracketHoldSeconds and the probes for holdSeconds', () => {
       // Prepare
       const input = adaptiveInput({
         holdSeconds: 60,
-        adaptive: { bracketHoldSeconds: 20 },
+        adaptive: { bracketHoldSeconds: 20, startRps: 4, growthFactor: 2 },
         earlyStop: { enabled: false },
       });
 
@@ -224,9 +224,9 @@ describe('Object: adaptiveStrategy', () => {
 });
 
 describe('Function: restBefore', () => {
-  it('rests long enough to drain a saturated step, briefly after a stable one, never over restSeconds', () => {
+  it('rests long enough to drain a saturated step held in full, briefly after a stable one, never over restSeconds', () => {
     // Prepare
-    const input = adaptiveInput({ restSeconds: 30 });
+    const input = adaptiveInput({ restSeconds: 120, earlyStop: { enabled: false } });
     const stable = stepsUntil(55, input, (s) => s.length === 1);
     const saturated = stepsUntil(55, input, (s) => s.some((x) => x.verdict.saturated));
     const short = adaptiveInput({ restSeconds: 2 });
@@ -242,6 +242,21 @@ describe('Function: restBefore', () => {
     expect(afterSaturated).toBeGreaterThanOrEqual(Math.ceil(last.amp.queueMax / 55));
     expect(afterSaturated).toBeGreaterThan(afterStable);
     expect(capped).toBe(2);
+  });
+
+  it('rests one request lifetime and a second after a step that ended early: its load was stopped and aborted', () => {
+    // Prepare
+    const input = adaptiveInput({ restSeconds: 30 });
+    const saturated = stepsUntil(55, input, (s) => s.some((x) => x.verdict.saturated));
+    const last = saturated[saturated.length - 1] as StepMeasurement;
+
+    // Act
+    const rest = restBefore(saturated, input.plan, 55);
+
+    // Assess
+    expect(last.ending?.kind).toBe('saturated-early');
+    expect(rest).toBe(Math.ceil((last.amp.p95E2eSeconds ?? 0) - (last.amp.p95TtftSeconds ?? 0)) + 1);
+    expect(rest).toBeLessThan(Math.ceil(last.amp.queueMax / 55));
   });
 });
 
@@ -303,11 +318,11 @@ describe('Function: analyze (with adaptive’s out-of-order rates)', () => {
 });
 
 describe('Input: plan.adaptive', () => {
-  it('defaults to startRps 4, growthFactor 2, maxRps 1024, resolution 0.05, maxSteps 10', () => {
+  it('defaults to startRps 10, growthFactor 3, maxRps 1024, resolution 0.05, maxSteps 10', () => {
     // Assess
     expect(testInput().plan.adaptive).toEqual({
-      startRps: 4,
-      growthFactor: 2,
+      startRps: 10,
+      growthFactor: 3,
       maxRps: 1024,
       resolution: 0.05,
       maxSteps: 10,

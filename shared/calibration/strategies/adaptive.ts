@@ -2,19 +2,14 @@ import { fmt } from '../format.js';
 import type { CalibrationPlan } from '../input.js';
 import { SATURATION_RULES } from '../rules.js';
 import type { StepMeasurement, StrategyDecision } from '../types.js';
-import {
-  AGREEMENT,
-  completionsInFlightCorrected,
-  estimateCapacity,
-  type CapacityEstimate,
-} from './capacityEstimate.js';
+import { kneeEstimate, requestLifetimeSeconds, type KneeEstimate } from './capacityEstimate.js';
 import type { CalibrationStrategy } from './types.js';
 
 /**
- * The `adaptive` strategy (issue 7): find the knee with few steps, then pin it to ±resolution of capacity.
+ * The `adaptive` strategy (docs/adr/0013): find the knee with few steps, then pin it to ±resolution of capacity.
  *
- * 1. Bracket: startRps, then × growthFactor after every stable step, up to maxRps ("not saturated up to maxRps" when a
- *    step at maxRps is stable).
+ * 1. Bracket: startRps (10), then × growthFactor (3) after every stable step, up to maxRps ("not saturated up to maxRps"
+ *    when a step at maxRps is stable). A step far above the knee costs no accuracy: it completes at capacity too.
  * 2. Estimate: the lowest saturated step gives the capacity C (capacityEstimate.ts: completions and queue slope),
  *    averaged with the other saturated steps that agree with it, never below what a stable step below it completed
  *    (it kept up with that much).
@@ -29,9 +24,7 @@ import type { CalibrationStrategy } from './types.js';
  *
  * Holds: plan.holdSeconds, or plan.adaptive.bracketHoldSeconds for the bracket steps (far from the knee their verdict is
  * clear-cut, so with a scrape interval a few times shorter they can be shorter; off by default because with the
- * guide's 30 s scrapes a short window holds too few samples). Rests: as long as the previous step's leftovers need
- * (its queue drained at capacity, plus one p95 latency for the requests in flight), at most plan.restSeconds, which
- * the guide sets so that the queue drains.
+ * guide's 30 s scrapes a short window holds too few samples). Rests: see restBefore.
  */
 export const adaptiveStrategy: CalibrationStrategy = {
   name: 'adaptive',
@@ -50,7 +43,7 @@ export interface AdaptiveState {
   /** The lowest saturated rate (null: nothing saturated yet). */
   saturatedRps: number | null;
   /** One replica's capacity (all Pods of the test together) with how it was found; null before any saturation. */
-  capacity: (CapacityEstimate & { floorRps: number }) | null;
+  capacity: KneeEstimate | null;
   decision: StrategyDecision;
 }
 
@@ -106,16 +99,8 @@ export function decideAdaptive(steps: readonly StepMeasurement[], plan: Calibrat
   const hi = hiStep.rateRps;
   const loStep = sorted.filter((s) => !s.verdict.saturated && s.rateRps < hi).pop();
   const lo = loStep?.rateRps ?? null;
-  const estimate = combinedEstimate(sorted.filter((s) => s.verdict.saturated));
-  // A stable step kept up with its rate: the capacity is at least what it completed (in-flight corrected).
-  const floorRps = Math.max(
-    0,
-    ...sorted
-      .filter((s) => !s.verdict.saturated && s.rateRps < hi)
-      .map((s) => Math.min(s.rateRps, completionsInFlightCorrected(s))),
-  );
-  const c = Math.max(estimate.value, floorRps);
-  const capacity = { ...estimate, value: c, floorRps };
+  const capacity = kneeEstimate(steps) as KneeEstimate;
+  const c = capacity.value;
   const state = { stableRps: lo, saturatedRps: hi, capacity };
   const restHere = restBefore(steps, plan, c);
   const res = cfg.resolution;
@@ -123,10 +108,7 @@ export function decideAdaptive(steps: readonly StepMeasurement[], plan: Calibrat
   const detectable = c + detectableOverload(c, plan.holdSeconds);
   const highTarget = Math.max(c * (1 + res), detectable);
   const verdictLimited = detectable > c * (1 + res);
-  const cText =
-    `capacity ≈ ${fmt(c, 1)} req/s (${estimate.reason}` +
-    (floorRps > estimate.value ? `; raised to ${fmt(floorRps, 1)} req/s, what a stable step completed` : '') +
-    ')';
+  const cText = `capacity ≈ ${fmt(c, 1)} req/s (${capacity.reason})`;
   const bracket = `[${lo === null ? '-' : fmt(lo)}, ${fmt(hi)}] req/s`;
   const noisy = sorted.filter((s) => !s.verdict.saturated && s.rateRps > hi).map((s) => fmt(s.rateRps));
   const noisyText = noisy.length > 0 ? `; stable above it (noisy): ${noisy.join(', ')} req/s` : '';
@@ -185,23 +167,6 @@ export function decideAdaptive(steps: readonly StepMeasurement[], plan: Calibrat
 }
 
 /**
- * The capacity from the saturated steps: the lowest one's estimate (nearest the knee), averaged with those of the other
- * saturated steps that agree with it within AGREEMENT (each is an independent measurement of the same service rate:
- * the mean's noise is smaller, so the search does not chase it from probe to probe).
- */
-function combinedEstimate(saturated: readonly StepMeasurement[]): CapacityEstimate {
-  const [lowest, ...others] = saturated.map(estimateCapacity) as [CapacityEstimate, ...CapacityEstimate[]];
-  const agreeing = others.filter((e) => Math.abs(e.value - lowest.value) <= AGREEMENT * lowest.value);
-  if (agreeing.length === 0) return lowest;
-  const value = [lowest, ...agreeing].reduce((sum, e) => sum + e.value, 0) / (agreeing.length + 1);
-  return {
-    ...lowest,
-    value,
-    reason: `mean of ${agreeing.length + 1} saturated steps' estimates; the lowest: ${lowest.reason}`,
-  };
-}
-
-/**
  * The smallest overload (req/s above capacity) the verdict flags, with a margin: the queue slope must exceed
  * max(queueSlopeMinPerSecond, queueSlopeRateFraction × rate) (rules.ts) and reach queueMaxFloor within the hold.
  */
@@ -213,8 +178,9 @@ export function detectableOverload(capacityRps: number, holdSeconds: number): nu
 }
 
 /**
- * The rest before the next step: the previous step's queue drained at capacity (queueMax / C, C the estimate or what
- * that step completed) plus one p95 latency for its requests in flight, in whole seconds, at most plan.restSeconds.
+ * The rest before the next step, in whole seconds, at most plan.restSeconds: after a step held in full, its queue
+ * drained at capacity (queueMax / C, C the estimate or what that step completed) plus one p95 latency for its requests
+ * in flight; after a step ended early, whose load was stopped, one request lifetime and a second.
  */
 export function restBefore(steps: readonly StepMeasurement[], plan: CalibrationPlan, capacityRps: number | null) {
   const previous = steps.reduce<StepMeasurement | undefined>(
@@ -222,6 +188,12 @@ export function restBefore(steps: readonly StepMeasurement[], plan: CalibrationP
     undefined,
   );
   if (previous === undefined) return 0;
+  if (previous.ending !== undefined && previous.ending.kind !== 'held') {
+    // Ended early: its k6 Job was deleted, the clients went away and vLLM aborted what they had queued or running
+    // (it aborts a request whose connection closes), so nothing is left to drain; one request lifetime and a second
+    // let the gauges settle before the next window opens.
+    return Math.min(plan.restSeconds, Math.ceil(requestLifetimeSeconds(previous)) + 1);
+  }
   const drainRps = capacityRps ?? previous.amp.completedRps;
   const latency =
     previous.amp.p95E2eSeconds ?? (previous.k6 === null ? null : previous.k6.httpReqDurationMs.p95 / 1000);

@@ -7,8 +7,8 @@ import type { StepMeasurement } from '../types.js';
  * the capacity twice, independently:
  * - from completions: completedRps, corrected for the requests still in flight when the window closed. The first
  *   completions come one request lifetime S after the load starts, so the window of W s holds about C × (W − S)
- *   completions (Little's law, L = λW): C ≈ completedRps × W / (W − S). S is estimated as p95 end-to-end minus p95
- *   time to first token (the decode time: under overload both p95s carry the same queue wait, which cancels);
+ *   completions (Little's law, L = λW): C ≈ completedRps × W / (W − S). S is the mean decode time, mean end-to-end
+ *   minus mean time to first token (under overload both carry the same queue wait, which cancels);
  * - from the queue: the queue grows at offered − C requests/s (conservation of requests), so C ≈ offered − slope.
  *   Used only when the queue really grew (slope > 0 and at least queueMaxFloor queued).
  * Rule: the mean of the two when they agree within AGREEMENT (10 %), else the completions alone (they do not depend
@@ -31,11 +31,15 @@ export const AGREEMENT = 0.1;
 /** At most this fraction of the window is taken as in flight (a longer lifetime would be a measurement problem). */
 const MAX_IN_FLIGHT_FRACTION = 0.5;
 
-/** The request lifetime S (seconds) seen in a step: p95 end-to-end minus p95 time to first token, or 0 unknown. */
+/**
+ * The request lifetime S (seconds) seen in a step: the mean decode time (mean end-to-end − mean TTFT), which is what
+ * Little's law needs; in reports measured before it, p95 end-to-end − p95 TTFT (interpolated within histogram
+ * buckets, so coarser); 0 when unknown.
+ */
 export function requestLifetimeSeconds(step: StepMeasurement): number {
-  const { p95E2eSeconds: e2e, p95TtftSeconds: ttft } = step.amp;
-  if (e2e === null || ttft === null) return 0;
-  return Math.min(Math.max(0, e2e - ttft), MAX_IN_FLIGHT_FRACTION * step.holdSeconds);
+  const { p95E2eSeconds: e2e, p95TtftSeconds: ttft, meanLifetimeSeconds: mean } = step.amp;
+  const lifetime = mean ?? (e2e === null || ttft === null ? 0 : e2e - ttft);
+  return Math.min(Math.max(0, lifetime), MAX_IN_FLIGHT_FRACTION * step.holdSeconds);
 }
 
 /** completedRps of a step corrected for the requests still in flight when its window closed (C × (W − S) / W). */
@@ -76,5 +80,48 @@ export function estimateCapacity(step: StepMeasurement): CapacityEstimate {
     reason:
       `completions ${c} req/s; offered − queue slope ${q} req/s disagrees by more than ${AGREEMENT * 100} % ` +
       '(a flattened queue or a noisy slope), so the completions alone',
+  };
+}
+
+/** The capacity the saturated steps agree on, raised to what the stable steps below them proved the replica keeps up with. */
+export interface KneeEstimate extends CapacityEstimate {
+  /** The most a stable step below the lowest saturated one completed (in-flight corrected, at most its rate); 0 none. */
+  floorRps: number;
+}
+
+/**
+ * One replica's capacity from all the steps of a calibration (all Pods of the test together), or null before any step
+ * saturated: the lowest saturated step's estimate (nearest the knee), averaged with those of the other saturated steps
+ * that agree with it within AGREEMENT (each independently measures the same service rate, so the mean is less noisy),
+ * and never below what a stable step under it completed. The adaptive search and the analysis both use it, so the
+ * report's capacity is the one the search converged on.
+ */
+export function kneeEstimate(steps: readonly StepMeasurement[]): KneeEstimate | null {
+  const sorted = [...steps].sort((a, b) => a.rateRps - b.rateRps || a.index - b.index);
+  const saturated = sorted.filter((s) => s.verdict.saturated);
+  const lowest = saturated[0];
+  if (lowest === undefined) return null;
+  const [first, ...others] = saturated.map(estimateCapacity) as [CapacityEstimate, ...CapacityEstimate[]];
+  const agreeing = others.filter((e) => Math.abs(e.value - first.value) <= AGREEMENT * first.value);
+  const combined =
+    agreeing.length === 0
+      ? first
+      : {
+          ...first,
+          value: [first, ...agreeing].reduce((sum, e) => sum + e.value, 0) / (agreeing.length + 1),
+          reason: `mean of ${agreeing.length + 1} saturated steps' estimates; the lowest: ${first.reason}`,
+        };
+  const floorRps = Math.max(
+    0,
+    ...sorted
+      .filter((s) => !s.verdict.saturated && s.rateRps < lowest.rateRps)
+      .map((s) => Math.min(s.rateRps, completionsInFlightCorrected(s))),
+  );
+  if (floorRps <= combined.value) return { ...combined, floorRps };
+  return {
+    ...combined,
+    value: floorRps,
+    floorRps,
+    reason: `${combined.reason}; raised to ${floorRps.toFixed(1)} req/s, what a stable step below it completed`,
   };
 }

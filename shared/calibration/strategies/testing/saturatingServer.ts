@@ -107,6 +107,8 @@ export class SaturatingServer {
           elapsedSeconds: t,
           plannedHoldSeconds: planned,
           pods: 1,
+          // The twin's vLLM reports it from its histograms' means; here it is known.
+          requestLifetimeSeconds: this.lifetimeSeconds,
           settings,
         });
         if (verdict.action === 'end') {
@@ -141,6 +143,7 @@ export class SaturatingServer {
       preemptions: 0,
       completedRps: Math.max(0, completed),
       pods: 1,
+      meanLifetimeSeconds: lifetime,
     };
     const k6 = ending.kind === 'held' ? this.k6(rate, planned, lifetime + waitEnd / 2, amp, input) : null;
     const step: StepMeasurement = {
