@@ -9,13 +9,13 @@
  *
  * `linear` runs the guide's plan as the guide does (7 steps, every hold and rest in full); `adaptive` its defaults.
  * Hold and rest are halved from the guide's 60 s / 30 s for both strategies (default 30 s and 15 s: the holds stay
- * several request lifetimes long), and `--parallel` calibrations (default 4) run at once, each in its own process with
+ * several request lifetimes long), and `--parallel` calibrations (default 5) run at once, each in its own process with
  * its own twin, so the whole run takes about ten minutes. `--json` prints the results as JSON instead of the table; `--markdown` prints the table as Markdown (for the
  * README). Progress goes to stderr.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { cpus, platform, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +37,7 @@ import {
   type StrategyRun,
 } from './calibrationSummary.js';
 import { BenchError, BenchUsageError } from './errors.js';
+import { benchEnvironment } from './report.js';
 
 /** The guide's request shape (the calibration input's default): a 35-token prompt, max_tokens 100. */
 const SHAPE = { promptTokens: 35, maxTokens: 100 } as const;
@@ -47,7 +48,7 @@ const PROFILE_DIR = fileURLToPath(new URL('../sim/twin/profiles/bench/', import.
 
 const STRATEGY_ORDER = ['linear', 'adaptive'] as const;
 
-const DEFAULTS = { holdSeconds: 30, restSeconds: 15, warmupRequests: 12, parallel: 4 } as const;
+const DEFAULTS = { holdSeconds: 30, restSeconds: 15, warmupRequests: 12, parallel: 5 } as const;
 
 interface CommandLine {
   json: boolean;
@@ -295,15 +296,9 @@ async function main(): Promise<void> {
     cl.parallel > 1 && cl.profiles.length * cl.strategies.length > 1
       ? await inChildProcesses(cl, log)
       : await inSequence(cl.profiles, (name) => benchProfile(name, cl, log));
-  const cpu = cpus();
   const results: CalibrationBenchResults = {
     startedAt,
-    environment: {
-      node: process.version,
-      platform: `${platform()} ${process.arch}`,
-      cpu: cpu[0]?.model ?? 'unknown',
-      cpus: cpu.length,
-    },
+    environment: benchEnvironment(),
     request: { ...SHAPE },
     scaling: {
       holdSeconds: cl.holdSeconds,

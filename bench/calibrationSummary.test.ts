@@ -323,7 +323,7 @@ describe('Function: renderCalibrationBench', () => {
     const lines = text.split('\n');
     const h100 = lines.filter((l) => l.includes('llama-8b-h100'));
     expect(h100).toHaveLength(1);
-    expect(h100[0]).toMatch(/121 +linear +not found within the plan \(≤ 70 stable\) +- +68\.6 \(-43\.4 %\)/);
+    expect(h100[0]).toMatch(/121 +linear +not found within the plan \(≤ 70 stable\) +- +≥ 68\.6 \(a lower bound\)/);
     expect(lines.find((l) => /^ +adaptive +124 \(stable 117\)/.test(l))).toMatch(/\+2\.3 % .* 30 +37\.5 %$/);
     expect(text).toMatch(/not found within the plan \(its first step, 10, saturated\) +\+24\.8 %/);
     expect(text).toContain('failed: CalibrationInputInvalidError: unknown strategy');

@@ -8,6 +8,7 @@ import type { CalibrationPlan } from '../shared/calibration/input.js';
 import type { CalibrationStrategy } from '../shared/calibration/strategies/types.js';
 import type { CalibrationReport, StepEndingKind, StepMeasurement } from '../shared/calibration/types.js';
 import { BenchError } from './errors.js';
+import type { BenchEnvironment } from './report.js';
 
 /** The guide's plan has 7 steps (10, 20, ... 70 req/s): what linear spends when nothing saturates. */
 export const GUIDE_STEPS = 7;
@@ -74,7 +75,7 @@ export interface ProfileComparison {
 /** Everything one `npm run bench:calibration` measured, as written with `--json`. */
 export interface CalibrationBenchResults {
   startedAt: string;
-  environment: { node: string; platform: string; cpu: string; cpus: number };
+  environment: BenchEnvironment;
   request: { promptTokens: number; maxTokens: number };
   /** The scaled hold and rest every step of both strategies used, and the guide's originals. */
   scaling: {
@@ -242,7 +243,10 @@ export function tableRows(results: CalibrationBenchResults): string[][] {
         signedPercent(run.errorPct),
         run.capacityEstimateRps === null
           ? '-'
-          : `${formatNumber(run.capacityEstimateRps)} (${signedPercent(run.capacityErrorPct)})`,
+          : run.detected.kind === 'notFound'
+            ? // Nothing saturated: the analysis gives what the replica completed, a lower bound, not an estimate.
+              `≥ ${formatNumber(run.capacityEstimateRps)} (a lower bound)`
+            : `${formatNumber(run.capacityEstimateRps)} (${signedPercent(run.capacityErrorPct)})`,
         String(run.steps.length),
         formatNumber(run.loadTestSeconds),
         isAdaptive && p.adaptiveToLinear !== null ? `${formatNumber(p.adaptiveToLinear * 100)} %` : '',

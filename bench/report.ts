@@ -1,3 +1,4 @@
+import { cpus, platform } from 'node:os';
 import { formatNumber, table } from '../cli/output.js';
 import { formatDurationSeconds } from '../shared/alerts/format.js';
 import type { AlertBenchResult, AlertCycleCost } from './alerts.js';
@@ -6,10 +7,29 @@ import type { CatalogBenchResult } from './catalogLatency.js';
 import type { CostBenchResult } from './cost.js';
 import type { EngineBenchResult } from './engineThroughput.js';
 
+/** The machine a benchmark ran on, as every benchmark's JSON and header report it. */
+export interface BenchEnvironment {
+  node: string;
+  platform: string;
+  cpu: string;
+  cpus: number;
+}
+
+/** This machine: Node version, OS and architecture, CPU model and count. */
+export function benchEnvironment(): BenchEnvironment {
+  const cpu = cpus();
+  return {
+    node: process.version,
+    platform: `${platform()} ${process.arch}`,
+    cpu: cpu[0]?.model ?? 'unknown',
+    cpus: cpu.length,
+  };
+}
+
 /** Everything one `npm run bench` measured, as written to JSON. */
 export interface BenchResults {
   startedAt: string;
-  environment: { node: string; platform: string; cpu: string; cpus: number };
+  environment: BenchEnvironment;
   /** Sections left out with `--only` are absent. */
   engine?: EngineBenchResult[];
   catalog?: CatalogBenchResult;

@@ -11,7 +11,6 @@
  * `--eval-interval` is the evaluator's schedule in the bench (default 5 s; production: every minute).
  */
 import { writeFile } from 'node:fs/promises';
-import { cpus, platform } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { loadProfile } from '../sim/twin/loadProfile.js';
@@ -22,7 +21,7 @@ import { benchCatalog } from './catalogLatency.js';
 import { benchCost } from './cost.js';
 import { benchEngine } from './engineThroughput.js';
 import { BenchUsageError } from './errors.js';
-import { type BenchResults, renderReport } from './report.js';
+import { benchEnvironment, type BenchResults, renderReport } from './report.js';
 
 const SECTIONS = ['engine', 'catalog', 'alerts', 'bundles', 'cost'] as const;
 type Section = (typeof SECTIONS)[number];
@@ -132,15 +131,9 @@ async function main(): Promise<void> {
   const bundles = await timed('bundles', () => benchBundles({ root, log }));
   const cost = await timed('cost', () => benchCost({ profile: demo, quick, log }));
 
-  const cpu = cpus();
   const results: BenchResults = {
     startedAt,
-    environment: {
-      node: process.version,
-      platform: `${platform()} ${process.arch}`,
-      cpu: cpu[0]?.model ?? 'unknown',
-      cpus: cpu.length,
-    },
+    environment: benchEnvironment(),
     ...(engine === undefined ? {} : { engine }),
     ...(catalog === undefined ? {} : { catalog }),
     ...(alerts === undefined ? {} : { alerts }),

@@ -83,6 +83,7 @@ export const planStateSchema = z.discriminatedUnion('done', [
     /** Whole seconds for the Wait states (SecondsPath takes integers). */
     holdWaitSeconds: z.number().int().min(0),
     restWaitSeconds: z.number().int().min(0),
+    stableAfterFraction: z.number().gt(0).max(1).optional(),
   }),
 ]);
 export type PlanState = z.infer<typeof planStateSchema>;
@@ -94,6 +95,8 @@ export const loadStateSchema = z.object({
   rateRps: z.number().positive(),
   /** The hold the Job runs, whole seconds. */
   holdSeconds: z.number().positive(),
+  /** The strategy's stricter stable-ending bar for this step (WatchLoadStep), if any. */
+  stableAfterFraction: z.number().gt(0).max(1).optional(),
 });
 export type LoadState = z.infer<typeof loadStateSchema>;
 

@@ -76,5 +76,6 @@ export async function startLoadStep(deps: CalibrationDeps, event: unknown): Prom
     index: plan.index,
     rateRps: plan.rateRps,
     holdSeconds,
+    ...(plan.stableAfterFraction === undefined ? {} : { stableAfterFraction: plan.stableAfterFraction }),
   };
 }

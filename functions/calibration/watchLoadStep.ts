@@ -28,7 +28,10 @@ const eventSchema = z.object({ ...baseEventShape, load: loadStateSchema, previou
 export async function watchLoadStep(deps: CalibrationDeps, event: unknown): Promise<WatchState> {
   const { input, execution, load, previous } = parseEvent('WatchLoadStep', eventSchema, event);
   const { job } = load;
-  const settings = input.plan.earlyStop;
+  const settings = {
+    ...input.plan.earlyStop,
+    stableAfterFraction: Math.max(input.plan.earlyStop.stableAfterFraction, load.stableAfterFraction ?? 0),
+  };
   const cluster = await deps.cluster(input.target);
   const where = `load Job ${job.namespace}/${job.name}`;
   const live = await cluster.get({ ...JOB, namespace: job.namespace, name: job.name });

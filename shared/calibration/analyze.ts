@@ -34,7 +34,8 @@ export function analyze(steps: readonly StepMeasurement[], input: CalibrationInp
     );
     notes.push(
       `no step saturated up to ${fmt(highestRate)} req/s: one replica's true capacity is above the plan, and the ` +
-        'thresholds come from the highest step; add higher rates to plan.rates to find the saturation point',
+        'thresholds come from the highest step; add higher rates to plan.rates, or use plan.strategy adaptive, to ' +
+        'find the saturation point',
     );
     return {
       saturation: {
@@ -109,7 +110,7 @@ export function analyze(steps: readonly StepMeasurement[], input: CalibrationInp
   if (lastStable === undefined) {
     notes.push(
       `even the first step (${fmt(saturated.rateRps)} req/s) saturated: there is no stable step to derive ` +
-        'thresholds from; rerun with lower rates in plan.rates',
+        'thresholds from; rerun with lower rates in plan.rates, or with plan.strategy adaptive',
     );
   }
   return {

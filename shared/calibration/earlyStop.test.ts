@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { CalibrationInputInvalidError } from './errors.js';
 import { decideStepEnding, fitSlope, tCritical, type QueueSample, type StepEndingDecision } from './earlyStop.js';
 import { parseCalibrationInput, type EarlyStopSettings } from './input.js';
+import { seededRandom } from './strategies/testing/saturatingServer.js';
 import { testInput } from './testing/steps.js';
 
 // Synthetic queues as WatchLoadStep sees them: one sample every 2 s (a 60 s hold's query step), a look every 10 s.
@@ -13,20 +14,6 @@ const LOOK_SECONDS = 10;
 const LIFETIME = 2;
 const T0 = Date.UTC(2025, 5, 2, 9, 0, 0);
 const DEFAULTS: EarlyStopSettings = testInput().plan.earlyStop;
-
-/** A seeded PRNG (mulberry32) and a standard normal from it (Box-Muller): the same runs every time. */
-function random(seed: number): { uniform: () => number; normal: () => number } {
-  let a = seed >>> 0;
-  const uniform = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const normal = () => Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
-  return { uniform, normal };
-}
 
 /** A queue over the hold: `level(t)` plus noise, never below 0, rounded (a queue holds whole requests). */
 function queueSeries(level: (t: number) => number, noise: (t: number) => number): QueueSample[] {
@@ -60,12 +47,12 @@ function replay(
 }
 
 const iidNoise = (sd: number, seed: number) => {
-  const r = random(seed);
+  const r = seededRandom(seed);
   return () => sd * r.normal();
 };
 /** AR(1) noise x_t = φ x_{t−1} + e_t, scaled to a stationary sd: a queue's fluctuations are correlated in time. */
 const ar1Noise = (sd: number, phi: number, seed: number) => {
-  const r = random(seed);
+  const r = seededRandom(seed);
   let x = sd * r.normal();
   return () => {
     x = phi * x + sd * Math.sqrt(1 - phi * phi) * r.normal();

@@ -116,7 +116,7 @@ describe('Function: measureStep', () => {
     expect(range[0]?.params.get('end')).toBe(String((T0_MS + 60_000) / 1000));
     expect(range[0]?.params.get('step')).toBe('2');
     const instants = server.requests.filter((r) => r.api === 'query');
-    expect(instants).toHaveLength(9);
+    expect(instants).toHaveLength(10);
     expect(new Set(instants.map((r) => r.params.get('time')))).toEqual(new Set([String((T0_MS + 60_000) / 1000)]));
   });
 

@@ -20,6 +20,7 @@ import type { CalibrationInput } from './input.js';
 import { READINESS_RULES, SATURATION_RULES, queueStepSeconds } from './rules.js';
 import {
   calibrationTarget,
+  lateHalfSeconds,
   readinessQueries,
   scrapeSamplesQuery,
   stepQueries,
@@ -66,6 +67,7 @@ export async function measureStep(
   const instantKeys = [
     'pods',
     'completed',
+    'completedLateHalf',
     'p95E2e',
     'p95Ttft',
     'p95InterToken',
@@ -115,6 +117,7 @@ export async function measureStep(
     kvCacheUsageMax: value('kvCacheMax') ?? 0,
     preemptions: value('preemptions') ?? 0,
     completedRps: (value('completed') ?? 0) / windowSeconds,
+    completedRpsLateHalf: (value('completedLateHalf') ?? 0) / lateHalfSeconds(windowSeconds),
     pods,
     meanLifetimeSeconds: value('meanLifetime'),
   };

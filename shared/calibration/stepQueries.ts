@@ -31,6 +31,8 @@ export interface StepQueries {
   preemptions: string;
   /** Requests completed in the window (all finish reasons); divide by the window length for a rate. */
   completed: string;
+  /** Requests completed in the window's second half (its length: lateHalfSeconds). */
+  completedLateHalf: string;
   /** Pods that had vLLM series during the window. */
   pods: string;
   /**
@@ -92,11 +94,21 @@ export function stepQueries(target: Target, windowSeconds: number): StepQueries 
     preemptions: aggregate('sum', [], increaseOf(target, VLLM.numPreemptions, window)),
     completed: aggregate('sum', [], increaseOf(target, VLLM.requestSuccess, window)),
     // One count per Pod whatever other labels (instance, engine) the series carry.
+    completedLateHalf: aggregate(
+      'sum',
+      [],
+      increaseOf(target, VLLM.requestSuccess, windowDuration(lateHalfSeconds(windowSeconds))),
+    ),
     pods: `count(${aggregate('max', ['pod'], overTime('max_over_time', target, VLLM.numRequestsRunning, window))})`,
     meanLifetime: dropNaN(
       `${windowMean(target, VLLM.e2eRequestLatency, window)} - ${windowMean(target, VLLM.timeToFirstToken, window)}`,
     ),
   };
+}
+
+/** The length of a window's second half as its query rounds it (whole seconds, at least 1). */
+export function lateHalfSeconds(windowSeconds: number): number {
+  return Math.max(1, Math.round(windowSeconds / 2));
 }
 
 /** The mean of the requests that finished in the window: increase(_sum) / increase(_count), summed over the Pods. */

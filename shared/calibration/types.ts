@@ -7,7 +7,18 @@ import type { K6Summary } from '../kube/k6.js';
 
 /** The next thing a strategy wants: another load step, or the end of the plan with why. */
 export type StrategyDecision =
-  | { done: false; rateRps: number; holdSeconds: number; restSeconds: number; reason: string }
+  | {
+      done: false;
+      rateRps: number;
+      holdSeconds: number;
+      restSeconds: number;
+      reason: string;
+      /**
+       * The least fraction of the hold before this step may end as stable, when it must be stricter than
+       * plan.earlyStop.stableAfterFraction: near the knee the queue starts growing only once the batch is full.
+       */
+      stableAfterFraction?: number;
+    }
   | { done: true; reason: string };
 
 /** What AMP says about one step's hold window (server-side series, aggregated over the target's Pods). */
@@ -27,6 +38,11 @@ export interface AmpStepMeasurement {
   preemptions: number;
   /** Completed requests per second during the window (all finish reasons). */
   completedRps: number;
+  /**
+   * Completed requests per second in the window's second half; null when not measured (reports written before it).
+   * Once a saturated replica's batch is full its departures run at its capacity, so this needs no in-flight correction.
+   */
+  completedRpsLateHalf?: number | null;
   /** Ready Pods serving during the window. */
   pods: number;
   /**

@@ -198,6 +198,26 @@ describe('Object: adaptiveStrategy', () => {
       expect(run.reason).toMatch(/^step budget spent \(maxSteps 3\) before any step saturated/);
     });
 
+    it('asks the probes near the knee to wait half the hold before a stable ending, the bracket steps not', () => {
+      // Prepare
+      const input = adaptiveInput();
+
+      // Act
+      const run = runStrategy(adaptiveStrategy, new SaturatingServer({ capacityRps: 56.7, seed: 2 }), input);
+
+      // Assess: 10, 30 (bracket), 90 (saturated), then probes around 56.7
+      const loads = run.decisions.filter((d): d is LoadDecision => !d.done);
+      const bracket = loads.filter((d) => d.reason.startsWith('bracket'));
+      const probes = loads.filter((d) => !d.reason.startsWith('bracket'));
+      expect(bracket.map((d) => d.rateRps)).toEqual([10, 30, 90]);
+      expect(bracket.every((d) => d.stableAfterFraction === undefined)).toBe(true);
+      expect(probes.length).toBeGreaterThanOrEqual(2);
+      expect(probes.every((d) => d.stableAfterFraction === 0.5)).toBe(true);
+      // A probe that ended stable did so after half its hold at the earliest.
+      for (const step of run.steps.filter((s) => s.ending?.kind === 'stable-early' && s.rateRps > 40))
+        expect(step.ending?.heldSeconds).toBeGreaterThanOrEqual(0.5 * step.holdSeconds);
+    });
+
     it('holds bracket steps for bracketHoldSeconds and the probes for holdSeconds', () => {
       // Prepare
       const input = adaptiveInput({

@@ -143,7 +143,7 @@ export function decideAdaptive(steps: readonly StepMeasurement[], plan: Calibrat
     const why = probeLow
       ? `confirm below: ${fmt(probe)} req/s ≈ capacity × (1 − ${fmt(res)}) should be stable`
       : `confirm above: ${fmt(probe)} req/s ≈ ${verdictLimited ? 'capacity + the least overload the verdict sees' : `capacity × (1 + ${fmt(res)})`} should saturate`;
-    return load(state, probe, plan.holdSeconds, restHere, `${why}; bracket ${bracket}; ${cText}`);
+    return load(state, probe, plan.holdSeconds, restHere, `${why}; bracket ${bracket}; ${cText}`, nearKnee(plan));
   }
   // The probe falls outside the bracket or was measured: the estimate and the verdicts disagree, so bisect.
   const mid = lo === null ? roundRate(hi / cfg.growthFactor) : roundRate((lo + hi) / 2);
@@ -155,6 +155,7 @@ export function decideAdaptive(steps: readonly StepMeasurement[], plan: Calibrat
       restHere,
       `bisect ${bracket}: the probe at ${fmt(probe)} req/s is outside it or measured (the estimate and the verdicts ` +
         `disagree); ${cText}`,
+      nearKnee(plan),
     );
   }
   if (lo === null && mid < MIN_RATE_RPS) {
@@ -219,14 +220,36 @@ function floorRate(rate: number): number {
   return rate < 10 ? Math.floor(rate * 10 + 1e-9) / 10 : Math.floor(rate + 1e-9);
 }
 
+/**
+ * The stable-ending bar of a probe near the knee: at least half the hold. Just above capacity the queue starts growing
+ * only once the running batch is full, which takes longer the nearer the rate is to capacity; far below the knee (the
+ * bracket steps) the plan's own bar is enough.
+ */
+export const NEAR_KNEE_STABLE_AFTER_FRACTION = 0.5;
+
+function nearKnee(plan: CalibrationPlan): number {
+  return Math.max(plan.earlyStop.stableAfterFraction, NEAR_KNEE_STABLE_AFTER_FRACTION);
+}
+
 function load(
   state: Omit<AdaptiveState, 'decision'>,
   rateRps: number,
   holdSeconds: number,
   restSeconds: number,
   reason: string,
+  stableAfterFraction?: number,
 ): AdaptiveState {
-  return { ...state, decision: { done: false, rateRps, holdSeconds, restSeconds, reason } };
+  return {
+    ...state,
+    decision: {
+      done: false,
+      rateRps,
+      holdSeconds,
+      restSeconds,
+      reason,
+      ...(stableAfterFraction === undefined ? {} : { stableAfterFraction }),
+    },
+  };
 }
 
 function done(state: Omit<AdaptiveState, 'decision'>, reason: string): AdaptiveState {

@@ -5,7 +5,9 @@ import type { StepMeasurement } from '../types.js';
  * One replica's capacity as a saturated step shows it. Under overload a server completes requests at its service
  * rate and the excess waits (a saturated queue's departure rate is its service rate), so a saturated step measures
  * the capacity twice, independently:
- * - from completions: completedRps, corrected for the requests still in flight when the window closed. The first
+ * - from completions: the completion rate over the window's second half, where the batch is full and departures run
+ *   at the service rate (saturatedCompletions); without it, completedRps corrected for the requests still in flight
+ *   when the window closed. The first
  *   completions come one request lifetime S after the load starts, so the window of W s holds about C × (W − S)
  *   completions (Little's law, L = λW): C ≈ completedRps × W / (W − S). S is the mean decode time, mean end-to-end
  *   minus mean time to first token (under overload both carry the same queue wait, which cancels);
@@ -49,9 +51,21 @@ export function completionsInFlightCorrected(step: StepMeasurement): number {
   return window > lifetime ? (step.amp.completedRps * window) / (window - lifetime) : step.amp.completedRps;
 }
 
+/**
+ * The completion rate of a saturated step: its window's second half when measured and that half began at least one
+ * request lifetime into the load (the batch was full: departures at the service rate, nothing to correct), else the
+ * whole window's, in-flight corrected.
+ */
+export function saturatedCompletions(step: StepMeasurement): number {
+  const late = step.amp.completedRpsLateHalf;
+  const lateHalfBegins = step.holdSeconds / 2;
+  if (late !== undefined && late !== null && late > 0 && lateHalfBegins >= requestLifetimeSeconds(step)) return late;
+  return completionsInFlightCorrected(step);
+}
+
 /** Estimates one replica's capacity (all Pods of the step) from a saturated step; see the interface comment. */
 export function estimateCapacity(step: StepMeasurement): CapacityEstimate {
-  const fromCompletions = Math.min(step.rateRps, completionsInFlightCorrected(step));
+  const fromCompletions = Math.min(step.rateRps, saturatedCompletions(step));
   const slope = step.amp.queueSlopePerSecond;
   const grew = slope > 0 && step.amp.queueMax >= SATURATION_RULES.queueMaxFloor;
   const fromQueue = grew ? Math.max(0, step.rateRps - slope) : null;
@@ -61,7 +75,7 @@ export function estimateCapacity(step: StepMeasurement): CapacityEstimate {
       value: fromCompletions,
       fromCompletions,
       fromQueue,
-      reason: `completions ${c} req/s (in-flight corrected); the queue did not grow, so no second estimate`,
+      reason: `completions ${c} req/s; the queue did not grow, so no second estimate`,
     };
   }
   const q = fromQueue.toFixed(2);

@@ -98,7 +98,10 @@ export class SaturatingServer {
       heldSeconds: planned,
       plannedHoldSeconds: planned,
     };
-    const settings = input.plan.earlyStop;
+    const settings = {
+      ...input.plan.earlyStop,
+      stableAfterFraction: Math.max(input.plan.earlyStop.stableAfterFraction, decision.stableAfterFraction ?? 0),
+    };
     if (settings.enabled) {
       for (let t = settings.watchSeconds; t < planned; t += settings.watchSeconds) {
         const seen = samples.filter((s) => s.tMs <= this.startMs + t * 1000);
@@ -142,6 +145,8 @@ export class SaturatingServer {
       kvCacheUsageMax: Math.min(1, (0.6 * Math.min(rate, c)) / c),
       preemptions: 0,
       completedRps: Math.max(0, completed),
+      // The second half of the window runs at the service rate (the batch is full by then).
+      completedRpsLateHalf: Math.max(0, Math.min(rate, c) * (1 + this.completionNoise * this.random.normal())),
       pods: 1,
       meanLifetimeSeconds: lifetime,
     };
