@@ -29,7 +29,9 @@ describe('Function: analyze', () => {
     expect(analysis.lastStableRps).toBe(50);
     // 54.5 completed within the window, in-flight corrected to 57.3, and 60 − 5.6 = 54.4 from the queue: they agree.
     expect(analysis.capacityRps?.value).toBeCloseTo(55.8, 1);
-    expect(analysis.capacityRps?.formula).toMatch(/^capacity = completedRps × W \/ \(W − S\) of the saturated step/);
+    expect(analysis.capacityRps?.formula).toMatch(
+      /^capacity = the saturated step's completion rate over its window's second half/,
+    );
     const t = analysis.thresholds;
     expect(t?.queueDepthPerPod.value).toBe(25);
     expect(t?.queueDepthPerPod.formula).toBe(

@@ -85,8 +85,9 @@ export function analyze(steps: readonly StepMeasurement[], input: CalibrationInp
         `${fmt(saturated.rateRps)} req/s offered vLLM completed ${fmt(saturated.amp.completedRps, 1)} req/s within ` +
         `the window; ${knee.reason}`,
       formula:
-        'capacity = completedRps × W / (W − S) of the saturated step(s) (W its window, S the request lifetime: p95 ' +
-        `end-to-end − p95 TTFT), averaged with offered − queue slope when they agree within 10 %${podsSuffix(saturated, input)}`,
+        "capacity = the saturated step's completion rate over its window's second half (else completedRps × W / " +
+        '(W − S), W the window, S the mean decode time), averaged with offered − queue slope when they agree within ' +
+        `10 %${podsSuffix(saturated, input)}`,
     };
   } else if (lastStable !== undefined) {
     notes.push(

@@ -7,10 +7,10 @@ import type { StepMeasurement } from '../types.js';
  * the capacity twice, independently:
  * - from completions: the completion rate over the window's second half, where the batch is full and departures run
  *   at the service rate (saturatedCompletions); without it, completedRps corrected for the requests still in flight
- *   when the window closed. The first
- *   completions come one request lifetime S after the load starts, so the window of W s holds about C × (W − S)
- *   completions (Little's law, L = λW): C ≈ completedRps × W / (W − S). S is the mean decode time, mean end-to-end
- *   minus mean time to first token (under overload both carry the same queue wait, which cancels);
+ *   when the window closed: the first completions come one request lifetime S after the load starts, so the window
+ *   of W s holds about C × (W − S) completions (Little's law, L = λW) and C ≈ completedRps × W / (W − S). S is the
+ *   mean decode time, mean end-to-end minus mean time to first token (under overload both carry the same queue wait,
+ *   which cancels);
  * - from the queue: the queue grows at offered − C requests/s (conservation of requests), so C ≈ offered − slope.
  *   Used only when the queue really grew (slope > 0 and at least queueMaxFloor queued).
  * Rule: the mean of the two when they agree within AGREEMENT (10 %), else the completions alone (they do not depend
@@ -19,7 +19,7 @@ import type { StepMeasurement } from '../types.js';
 export interface CapacityEstimate {
   /** The estimate, requests/s (all Pods of the step together). */
   value: number;
-  /** completedRps corrected for the requests in flight at the window's end. */
+  /** The step's completion rate at saturation (saturatedCompletions), at most its offered rate. */
   fromCompletions: number;
   /** offered − queue slope; null when the queue did not grow. */
   fromQueue: number | null;
