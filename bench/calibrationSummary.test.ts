@@ -35,7 +35,7 @@ function reportOf(specs: readonly StepSpec[], holdSeconds = 60, strategy = 'line
   return { ...report, provenance: { ...report.provenance, strategy } };
 }
 
-/** A step that ended early (the issue-7 `ending` field, which older reports lack). */
+/** A step that ended early (the `ending` field, which older reports lack). */
 function endedEarly(step: StepMeasurement, heldSeconds: number): StepMeasurement {
   return {
     ...step,
