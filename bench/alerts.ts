@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { z } from 'zod';
+import * as z from 'zod';
 import { twinAlertEvaluator, type AlertEvaluatorRun } from '../cli/twinAlerts.js';
 import { twinMetricsSource, twinTarget } from '../cli/twinContext.js';
 import { evaluateTarget } from '../shared/alerts/evaluate.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Argument, InvalidArgumentError, type Command } from 'commander';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { KubeManifestInputError } from '../../shared/kube/errors.js';
 import { ampTriggerAuthentication } from '../../shared/kube/manifests/ampTriggerAuthentication.js';
 import { controlPlaneRbac } from '../../shared/kube/manifests/controlPlaneRbac.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseAlertTargets, type AlertTarget } from '../../shared/alerts/settings.js';
 import { parseEnvironmentWithTargets } from '../../shared/config/environment.js';
 import { httpUrl, region, TABLE_NAME, TOPIC_ARN } from '../../shared/config/awsFormats.js';

@@ -4,7 +4,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { evaluateTarget } from '../../shared/alerts/evaluate.js';
 import { SnsAlertPublisher } from '../../shared/alerts/notify/SnsAlertPublisher.js';
 import { DEFAULT_ALERT_SETTINGS } from '../../shared/alerts/settings.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { analyze as analyzeSteps } from '../../shared/calibration/analyze.js';
 import type { CalibrationAnalysis } from '../../shared/calibration/types.js';
 import type { CalibrationDeps } from './deps.js';

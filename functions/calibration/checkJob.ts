@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CalibrationJobFailedError, CalibrationJobTimeoutError } from '../../shared/calibration/errors.js';
 import type { ClusterClient } from '../../shared/kube/types.js';
 import type { CalibrationDeps } from './deps.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CalibrationRolloutTimeoutError } from '../../shared/calibration/errors.js';
 import type { CalibrationDeps } from './deps.js';
 import { baseEventShape, deploymentStateSchema, parseEvent, previousCheckSchema } from './event.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { calibrationInputSchema } from '../../shared/calibration/input.js';
 import { resumeScaledObject, type ScaledObjectResume } from '../../shared/calibration/scaledObjectThresholds.js';
 import { PROPAGATION_POLICIES, type ClusterClient, type KubeObject } from '../../shared/kube/types.js';

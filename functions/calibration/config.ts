@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigInvalidError } from '../../shared/config/errors.js';
 import { toConfigIssues } from '../../shared/config/zodIssues.js';
 import { httpUrl, REGION } from '../../shared/config/awsFormats.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CalibrationTargetNotFoundError } from '../../shared/calibration/errors.js';
 import type { CalibrationInput } from '../../shared/calibration/input.js';
 import { findTriggers, pauseScaledObject } from '../../shared/calibration/scaledObjectThresholds.js';

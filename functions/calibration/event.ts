@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CalibrationInputInvalidError } from '../../shared/calibration/errors.js';
 import {
   calibrationInputSchema,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { measureStep as measure } from '../../shared/calibration/measure.js';
 import type { StepEnding, StepMeasurement } from '../../shared/calibration/types.js';
 import type { CalibrationDeps } from './deps.js';

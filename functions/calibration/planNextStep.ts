@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { STRATEGIES } from '../../shared/calibration/strategies/registry.js';
 import type { CalibrationDeps } from './deps.js';
 import { baseEventShape, parseEvent, stepsSchema, type PlanState } from './event.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CalibrationReadinessTimeoutError } from '../../shared/calibration/errors.js';
 import { readinessCheck } from '../../shared/calibration/measure.js';
 import type { CalibrationDeps } from './deps.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { k6LoadJob } from '../../shared/kube/manifests/k6LoadJob.js';
 import type { CalibrationDeps } from './deps.js';
 import { CalibrationEventInvalidError } from './errors.js';

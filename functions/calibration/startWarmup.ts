@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { k6ScriptConfigMap } from '../../shared/kube/manifests/k6ScriptConfigMap.js';
 import { k6WarmupJob } from '../../shared/kube/manifests/k6WarmupJob.js';
 import type { KubeObject } from '../../shared/kube/types.js';

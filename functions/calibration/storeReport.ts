@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { renderChartSvg } from '../../shared/calibration/chart.js';
 import { historyTargetKey } from '../../shared/calibration/history/historyTargetKey.js';
 import { buildProvenance } from '../../shared/calibration/provenance.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { planThresholdChange } from '../../shared/calibration/scaledObjectThresholds.js';
 import type { CalibrationAnalysis, ThresholdChange } from '../../shared/calibration/types.js';
 import type { ClusterClient } from '../../shared/kube/types.js';

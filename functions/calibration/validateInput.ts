@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseCalibrationInput, type CalibrationInput } from '../../shared/calibration/input.js';
 import type { CalibrationDeps } from './deps.js';
 import { executionSchema, parseEvent } from './event.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PUT_METRIC_DATA_LIMITS } from '../../shared/cloudwatch/limits.js';
 import { namespaceProblem } from '../../shared/cloudwatch/validate.js';
 import { parseTargets } from '../../shared/config/targets.js';

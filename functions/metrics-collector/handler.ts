@@ -3,7 +3,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { systemClock, type Clock } from '../../shared/clock/clock.js';
 import { CloudWatchMetricsSink } from '../../shared/cloudwatch/CloudWatchMetricsSink.js';
 import type { MetricsSink } from '../../shared/cloudwatch/types.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseEnvironmentWithTargets } from '../../shared/config/environment.js';
 import { ConfigInvalidError, type ConfigIssue } from '../../shared/config/errors.js';
 import { targetSchema, TARGET_NAME_RULES, uniqueTargetList } from '../../shared/config/targets.js';

@@ -5,7 +5,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DynamoDbHistoryStore } from '../../shared/calibration/history/DynamoDbHistoryStore.js';
 import { systemClock, type Clock } from '../../shared/clock/clock.js';
 import { formatPath } from '../../shared/config/zodIssues.js';

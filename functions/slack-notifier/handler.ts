@@ -3,7 +3,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SNSEvent } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ALERT_MESSAGE_VERSION, alertMessageSchema, type AlertMessage } from '../../shared/alerts/message.js';
 import { formatPath } from '../../shared/config/zodIssues.js';
 import { slackMessageFor } from '../../shared/slack/blockKit.js';

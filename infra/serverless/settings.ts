@@ -2,7 +2,7 @@
  * The stage parameters of serverless.yml (`params:` per stage, or `--param key=value`), checked once at package time
  * so that a bad target or ARN fails `osls package` with the field named, not every Lambda invocation after deploy.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ALERT_MESSAGE_ATTRIBUTES } from '../../shared/alerts/message.js';
 import { parseAlertTargets } from '../../shared/alerts/settings.js';
 import { namespaceProblem } from '../../shared/cloudwatch/validate.js';

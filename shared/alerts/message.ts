@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ALERT_NAMES, ALERT_STATUSES, SEVERITIES } from './types.js';
 
 /**

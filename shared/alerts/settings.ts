@@ -1,5 +1,5 @@
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigInvalidError, type ConfigIssue } from '../config/errors.js';
 import { parseTargets } from '../config/targets.js';
 import { toConfigIssues } from '../config/zodIssues.js';

@@ -3,7 +3,7 @@
  * a hash of its Pod template, so a later check can tell whether the result still describes the running spec.
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { KubeObject } from '../kube/types.js';
 import { CalibrationTargetNotFoundError } from './errors.js';
 import type { CalibrationInput } from './input.js';

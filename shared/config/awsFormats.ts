@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The formats of the AWS names and URLs the functions' environments carry, once for every function's config (and the

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ConfigInvalidError, type ConfigIssue } from './errors.js';
 import { toConfigIssues } from './zodIssues.js';
 

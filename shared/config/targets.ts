@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Target } from '../metrics/types.js';
 import { ConfigInvalidError, type ConfigIssue } from './errors.js';
 import { toConfigIssues } from './zodIssues.js';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ConfigIssue } from './errors.js';
 
 /** Turns zod issues into `{ path, message }` with paths written the way a user reads them: `targets[1].namespace`. */

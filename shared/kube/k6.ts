@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The contract between the k6 Jobs the product creates and whatever runs them: the real `grafana/k6` image on EKS,

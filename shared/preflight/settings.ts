@@ -8,7 +8,7 @@
  *   "dashboardLabel": { "name": "grafana_dashboard", "value": "1" } }
  * ```
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatPath } from '../config/zodIssues.js';
 import { PreflightSettingsInvalidError } from './errors.js';
 import type { PreflightSettings } from './types.js';

@@ -1,5 +1,5 @@
 import { PublishCommand, type MessageAttributeValue, type SNSClient } from '@aws-sdk/client-sns';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { LocalTaskHandler } from './types.js';
 
 /** The service integration this handler stands in for. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { type Clock, systemClock } from '../../shared/clock/clock.js';
 import { DCGM } from '../../shared/metrics/names.js';
 import type { DcgmGpu } from '../dcgm/DcgmGpu.js';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Profile } from './profile.js';
 import { profileSchema } from './profile.js';
 import type { ProfileIssue } from './errors.js';

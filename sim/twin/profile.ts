@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A twin profile: the model, the engine's shape and the world around it. Strict: an unknown key is an error that

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { VllmRequestInvalidError } from './errors.js';
 import { estimatePromptTokens } from './tokens.js';
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The hand-transcribed vLLM reference (test/fixtures/vllm-reference-metrics.json): the independent oracle of what a

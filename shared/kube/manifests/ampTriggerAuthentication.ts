@@ -1,5 +1,5 @@
 import type { ITriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { KubeObject } from '../types.js';
 import { MANAGED_BY } from './labels.js';
 import { parseInput } from './parseInput.js';

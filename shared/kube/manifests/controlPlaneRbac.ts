@@ -1,6 +1,6 @@
 import type { IClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole';
 import type { IClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { KubeObject } from '../types.js';
 import { MANAGED_BY } from './labels.js';
 import { parseInput } from './parseInput.js';

@@ -1,5 +1,5 @@
 import type { IJob } from 'kubernetes-models/batch/v1/Job';
-import { z } from 'zod';
+import * as z from 'zod';
 import { K6_ENV, K6_IMAGE } from '../k6.js';
 import type { KubeObject } from '../types.js';
 import { K6_REQUEST_DEFAULTS, K6_SCRIPT } from './k6Script.js';

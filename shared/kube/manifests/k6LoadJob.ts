@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { K6_EXECUTORS } from '../k6.js';
 import type { KubeObject } from '../types.js';
 import { buildK6Job, k6JobCommonShape } from './k6Job.js';

@@ -1,5 +1,5 @@
 import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { KubeObject } from '../types.js';
 import { k6Script, K6_SCRIPT } from './k6Script.js';
 import { MANAGED_BY } from './labels.js';

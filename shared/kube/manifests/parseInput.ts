@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { formatPath } from '../../config/zodIssues.js';
 import { KubeManifestInputError } from '../errors.js';
 

@@ -1,5 +1,5 @@
 import type { IScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
-import { z } from 'zod';
+import * as z from 'zod';
 import { TARGET_NAME_RULES } from '../../config/targets.js';
 import { VLLM } from '../../metrics/names.js';
 import { aggregate, assertDuration, vllmHistogramQuantile, vllmSelector } from '../../metrics/promql.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { TARGET_NAME_RULES } from '../../config/targets.js';
 import { parseInput } from './parseInput.js';
 import { DEFAULT_WARMUP_REQUESTS } from './warmup.js';
