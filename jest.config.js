@@ -1,13 +1,13 @@
 import { createDefaultEsmPreset } from 'ts-jest';
 
-// Two projects: `unit` (beside the code, no processes, virtual clock) and `integration` (test/, starts the twin
-// and the real Prometheus). `npm run test:unit` / `npm run test:integration` select one. test/long/ holds tests that
-// run the guide's real timings (many minutes): only `npm run test:long` runs them (jest.long.config.js).
+// Three projects: `unit` (beside the product's code: shared/, functions/, cli/, bench/, infra/), `twin` (the twin's
+// own tests, beside its code in sim/: servers, controllers, the real Prometheus) and `integration` (test/: the
+// product against the twin). `npm run test:unit`, `test:twin` and `test:integration` select one. test/long/ holds
+// tests that run the guide's real timings (many minutes): only `npm run test:long` runs them (jest.long.config.js).
 const preset = createDefaultEsmPreset({ tsconfig: 'tsconfig.json' });
 const common = {
   ...preset,
   testEnvironment: 'node',
-  setupFiles: ['<rootDir>/test/setup-polyfills.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
 };
 
@@ -18,7 +18,12 @@ export default {
     {
       ...common,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{shared,sim,functions,cli,bench}/**/*.test.ts'],
+      testMatch: ['<rootDir>/{shared,functions,cli,bench,infra}/**/*.test.ts'],
+    },
+    {
+      ...common,
+      displayName: 'twin',
+      testMatch: ['<rootDir>/sim/**/*.test.ts'],
     },
     {
       ...common,

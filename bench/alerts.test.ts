@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseAlertSettings } from '../shared/alerts/settings.js';
-import { ALERT_NAMES, type AlertName } from '../shared/alerts/types.js';
+import { ALERT_NAMES, type AlertName } from '../shared/alerts/index.js';
+import { parseAlertSettings } from '../shared/alerts/rules/index.js';
 import {
   benchAlertSettings,
   findNotification,

@@ -1,20 +1,36 @@
 import { performance } from 'node:perf_hooks';
 import * as z from 'zod';
-import { twinAlertEvaluator, type AlertEvaluatorRun } from '../cli/twinAlerts.js';
-import { twinMetricsSource, twinTarget } from '../cli/twinContext.js';
-import { evaluateTarget } from '../shared/alerts/evaluate.js';
-import { formatDurationSeconds } from '../shared/alerts/format.js';
-import { alertMessageSchema, type NotifyReason } from '../shared/alerts/message.js';
-import { ALERT_RULES, ruleByName } from '../shared/alerts/rules/registry.js';
-import { parseAlertSettings, type AlertSettingsInput } from '../shared/alerts/settings.js';
-import { ALERT_NAMES, type AlertName, type AlertStatus, type Severity } from '../shared/alerts/types.js';
-import { quantile } from '../shared/util/stats.js';
-import type { RecordedMessage } from '../sim/aws/sns.js';
-import { runConstantArrivalLoad, type LoadSummary } from '../sim/load/constantArrival.js';
-import type { FaultRequest } from '../sim/twin/faults.js';
-import type { Profile } from '../sim/twin/profile.js';
-import type { TwinState } from '../sim/twin/stateFile.js';
-import { startTwin, type Twin } from '../sim/twin/twin.js';
+import {
+  type AlertEvaluatorRun,
+  type FaultRequest,
+  type LoadSummary,
+  type Profile,
+  type RecordedMessage,
+  runConstantArrivalLoad,
+  startTwin,
+  type Twin,
+  twinAlertEvaluator,
+  twinMetricsSource,
+  type TwinState,
+  twinTarget,
+} from '../sim/harness/index.js';
+import {
+  ALERT_NAMES,
+  alertMessageSchema,
+  type AlertName,
+  type AlertStatus,
+  formatDurationSeconds,
+  type NotifyReason,
+  type Severity,
+} from '../shared/alerts/index.js';
+import {
+  ALERT_RULES,
+  type AlertSettingsInput,
+  evaluateTarget,
+  parseAlertSettings,
+  ruleByName,
+} from '../shared/alerts/rules/index.js';
+import { quantile } from '../shared/util/index.js';
 import { BenchError } from './errors.js';
 
 /**

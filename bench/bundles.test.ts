@@ -3,12 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import type { Metafile } from 'esbuild';
-import { CALIBRATION_FUNCTIONS } from '../functions/calibration/handlers.js';
+import { CALIBRATION_STEPS } from '../shared/calibration/workflow/index.js';
 import {
   bundleOptionsFrom,
   CREATE_REQUIRE_BANNER,
   describeFailure,
   fallbackFunctions,
+  firstCallFor,
+  FIRST_CALLS,
   functionsOf,
   groupByFile,
   largestPackages,
@@ -90,9 +92,10 @@ describe('Function: fallbackFunctions', () => {
     expect(functions.map((f) => f.name)).toEqual(
       expect.arrayContaining(['metricsCollector', 'alertEvaluator', 'slackNotifier', 'preflight']),
     );
-    expect(groups).toHaveLength(5);
-    expect(groups.find((g) => g.file === 'functions/calibration/lambda')?.functions.map((f) => f.name)).toEqual(
-      Object.keys(CALIBRATION_FUNCTIONS),
+    // One bundle per function: each calibration step has its own entry file.
+    expect(groups).toHaveLength(4 + Object.keys(CALIBRATION_STEPS).length);
+    expect(groups.map((g) => g.file)).toEqual(
+      expect.arrayContaining(Object.keys(CALIBRATION_STEPS).map((name) => `functions/calibration/${name}`)),
     );
   });
 });
@@ -158,6 +161,26 @@ describe('Function: bundleOptionsFrom', () => {
     // Assess
     expect(act).toThrow('custom.esbuild.external');
   });
+
+  it("applies alias as esbuild's (serverless-esbuild passes it through), a path resolved from the project root", () => {
+    // Act
+    const resolved = bundleOptionsFrom({ alias: { 'whatwg-url': './infra/serverless/esbuild/whatwg-url.js' } });
+
+    // Assess
+    expect(resolved.options.alias).toEqual({ 'whatwg-url': './infra/serverless/esbuild/whatwg-url.js' });
+    expect(resolved.ignored).toEqual([]);
+  });
+
+  it.each([{ alias: ['whatwg-url'] }, { alias: { 'whatwg-url': 1 } }, { alias: null }])(
+    'refuses an alias that is not a map of strings: %j',
+    (custom) => {
+      // Act
+      const act = () => bundleOptionsFrom(custom);
+
+      // Assess
+      expect(act).toThrow('custom.esbuild.alias');
+    },
+  );
 });
 
 describe('Function: functionsOf', () => {
@@ -300,5 +323,20 @@ describe('Function: describeFailure', () => {
 
     // Assess
     expect(text).toBe('esbuild: Could not resolve "./registry.js" (shared/preflight/run.ts:1) and 1 more');
+  });
+});
+
+describe('Function: firstCallFor', () => {
+  it("uses a file's own entry, else its folder's `<folder>/*` entry (each calibration step's file)", () => {
+    // Act
+    const preflight = firstCallFor('functions/preflight/handler');
+    const deploy = firstCallFor('functions/calibration/deploy');
+    const unknown = firstCallFor('functions/unknown/handler');
+
+    // Assess
+    expect(preflight).toBe(FIRST_CALLS['functions/preflight/handler']);
+    expect(deploy).toBe(FIRST_CALLS['functions/calibration/*']);
+    expect(deploy?.env.REPORT_BUCKET).toBe('reports');
+    expect(unknown).toBeUndefined();
   });
 });

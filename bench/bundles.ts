@@ -7,8 +7,8 @@ import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { parse as parseYaml } from 'yaml';
-import { CALIBRATION_FUNCTIONS } from '../functions/calibration/handlers.js';
-import { quantile } from '../shared/util/stats.js';
+import { CALIBRATION_STEPS } from '../shared/calibration/workflow/index.js';
+import { quantile } from '../shared/util/index.js';
 import { BenchError } from './errors.js';
 
 /**
@@ -55,9 +55,9 @@ export function fallbackFunctions(): FunctionEntry[] {
     { name: 'alertEvaluator', handler: 'functions/alert-evaluator/handler.handler' },
     { name: 'slackNotifier', handler: 'functions/slack-notifier/handler.handler' },
     { name: 'preflight', handler: 'functions/preflight/handler.handler' },
-    ...Object.keys(CALIBRATION_FUNCTIONS).map((name) => ({
+    ...Object.keys(CALIBRATION_STEPS).map((name) => ({
       name,
-      handler: `functions/calibration/lambda.handlers.${name}`,
+      handler: `functions/calibration/${name}.handler`,
     })),
   ];
 }
@@ -104,7 +104,7 @@ export interface ResolvedBundleOptions {
     BuildOptions,
     'bundle' | 'minify' | 'format' | 'platform' | 'target' | 'banner' | 'external' | 'mainFields' | 'conditions'
   > &
-    Pick<BuildOptions, 'define' | 'keepNames' | 'treeShaking' | 'legalComments' | 'sourcemap'>;
+    Pick<BuildOptions, 'define' | 'keepNames' | 'treeShaking' | 'legalComments' | 'sourcemap' | 'alias'>;
   outputFileExtension: string;
   /** Keys of `custom.esbuild` that are about packaging, not bundling, or that the bench does not know. */
   ignored: string[];
@@ -128,6 +128,7 @@ const APPLIED_KEYS = new Set([
   'legalComments',
   'sourcemap',
   'outputFileExtension',
+  'alias',
 ]);
 
 /**
@@ -135,6 +136,8 @@ const APPLIED_KEYS = new Set([
  * `outputFileExtension`), over DEFAULT_BUNDLE_OPTIONS. `external` and `exclude` both stay out of the bundle
  * (serverless-esbuild passes both to esbuild as external; `exclude: '*'` means every dependency). A value still
  * holding a serverless variable (`${...}`) cannot be resolved here: the default is kept and the key reported.
+ * `alias` maps a package to another one or to a path (`./...`), which esbuild resolves from its working directory:
+ * the project root, both here (absWorkingDir) and under `osls package` (run from the service directory).
  */
 export function bundleOptionsFrom(custom: unknown): ResolvedBundleOptions {
   const settings: Record<string, unknown> =
@@ -173,6 +176,19 @@ export function bundleOptionsFrom(custom: unknown): ResolvedBundleOptions {
   for (const key of ['mainFields', 'conditions'] as const) {
     const value = list(key);
     if (value.length > 0) options[key] = value;
+  }
+  const alias = pick('alias');
+  if (alias !== undefined) {
+    if (
+      alias === null ||
+      typeof alias !== 'object' ||
+      Array.isArray(alias) ||
+      !Object.values(alias).every((v) => typeof v === 'string')
+    )
+      throw new BenchError(
+        `custom.esbuild.alias is ${JSON.stringify(alias)}; accepted: a map of package name to a package or a ./path`,
+      );
+    options.alias = alias as Record<string, string>;
   }
   const define = pick('define');
   if (define !== undefined) options.define = define as Record<string, string>;
@@ -449,7 +465,8 @@ export interface FirstCall {
  * Each handler file's first call: the variables its config requires, with placeholder values and every endpoint on
  * a closed local port, so nothing can reach AWS (fake credentials, so the SDK's chain resolves without looking
  * further); and an event its handler refuses after the init (`{}` lacks EventBridge's `time`; preflight accepts
- * `{}` as "every target", so it gets a `targets` that is not a list). Files not listed are not called.
+ * `{}` as "every target", so it gets a `targets` that is not a list). A `<folder>/*` key serves every handler file
+ * of that folder (one per calibration step). Files not listed are not called.
  */
 export const FIRST_CALLS: Readonly<Record<string, FirstCall>> = (() => {
   const nowhere = 'http://127.0.0.1:9';
@@ -507,7 +524,7 @@ export const FIRST_CALLS: Readonly<Record<string, FirstCall>> = (() => {
         DYNAMODB_ENDPOINT: nowhere,
       },
     },
-    'functions/calibration/lambda': {
+    'functions/calibration/*': {
       event: {},
       env: {
         ...common,
@@ -520,6 +537,12 @@ export const FIRST_CALLS: Readonly<Record<string, FirstCall>> = (() => {
     },
   };
 })();
+
+/** The first call of a handler file: its own FIRST_CALLS entry, else its folder's (`<folder>/*`). */
+export function firstCallFor(file: string): FirstCall | undefined {
+  const slash = file.lastIndexOf('/');
+  return FIRST_CALLS[file] ?? (slash === -1 ? undefined : FIRST_CALLS[`${file.slice(0, slash)}/*`]);
+}
 
 /** One bundle's figures; `error` instead of figures when it did not build or load. */
 export interface BundleResult {
@@ -661,7 +684,7 @@ export async function benchBundles(options: BundleBenchOptions): Promise<BundleB
         const times: number[] = [];
         const firstCalls: number[] = [];
         const outcomes = new Set<string>();
-        const firstCall = FIRST_CALLS[group.file];
+        const firstCall = firstCallFor(group.file);
         for (let i = 0; i < runs; i += 1) {
           const probe = await probeImport(outfile, exports, firstCall);
           times.push(probe.importMs);

@@ -10,8 +10,8 @@
  * `linear` runs the guide's plan as the guide does (7 steps, every hold and rest in full); `adaptive` its defaults.
  * Hold and rest are halved from the guide's 60 s / 30 s for both strategies (default 30 s and 15 s: the holds stay
  * several request lifetimes long), and `--parallel` calibrations (default 5) run at once, each in its own process with
- * its own twin, so the whole run takes about ten minutes. `--json` prints the results as JSON instead of the table; `--markdown` prints the table as Markdown (for the
- * README). Progress goes to stderr.
+ * its own twin, so the whole run takes about ten minutes. `--json` prints the results as JSON instead of the table;
+ * `--markdown` prints the table as Markdown (for docs/benchmarks.md). Progress goes to stderr.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -20,13 +20,10 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { calibrateTwin } from '../cli/commands/calibrate.js';
 import { printJson } from '../cli/options.js';
-import { calibrationInputSchema } from '../shared/calibration/input.js';
-import { STRATEGIES } from '../shared/calibration/strategies/registry.js';
-import { loadProfile } from '../sim/twin/loadProfile.js';
-import { startTwin, type Twin } from '../sim/twin/twin.js';
-import { measureCapacity } from '../sim/vllm/capacity.js';
+import { calibrationInputSchema } from '../shared/calibration/index.js';
+import { STRATEGIES, type CalibrationStrategy } from '../shared/calibration/strategies/index.js';
+import { calibrateOnTwin, loadProfile, measureCapacity, startTwin, type Twin } from '../sim/harness/index.js';
 import {
   adaptiveToLinear,
   renderCalibrationBench,
@@ -42,9 +39,9 @@ import { benchEnvironment } from './report.js';
 /** The guide's request shape (the calibration input's default): a 35-token prompt, max_tokens 100. */
 const SHAPE = { promptTokens: 35, maxTokens: 100 } as const;
 
-/** The benchmark's profiles (sim/twin/profiles/bench/), lowest capacity first. */
+/** The benchmark's profiles (sim/profile/profiles/bench/), lowest capacity first. */
 const PROFILES = ['llama-70b-h100', 'llama-8b-l4', 'ministral-8b-l40s-fast', 'llama-8b-h100'] as const;
-const PROFILE_DIR = fileURLToPath(new URL('../sim/twin/profiles/bench/', import.meta.url));
+const PROFILE_DIR = fileURLToPath(new URL('../sim/profile/profiles/bench/', import.meta.url));
 
 const STRATEGY_ORDER = ['linear', 'adaptive'] as const;
 
@@ -162,9 +159,9 @@ async function calibrateOnce(
   const began = performance.now();
   const executionName = `bench-${twin.profile.name}-${strategy}`.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 80);
   try {
-    const report = await calibrateTwin(twin.state, { input, out, quiet: true, executionName });
+    const { report } = await calibrateOnTwin(twin.state, { input, reportsDir: out, executionName });
     const wallSeconds = (performance.now() - began) / 1000;
-    const known = STRATEGIES[strategy];
+    const known = (STRATEGIES as Readonly<Record<string, CalibrationStrategy | undefined>>)[strategy];
     if (known === undefined) throw new BenchError(`strategy ${strategy} ran but is not in the registry`);
     const plan = calibrationInputSchema.shape.plan.parse(input.plan);
     const run = summarizeRun(report, trueCapacityRps, replayRests(known, report.steps, plan), wallSeconds);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { testInput, buildSteps, GUIDE_STEP_SPECS, type StepSpec } from '../shared/calibration/testing/steps.js';
 import { guideReport } from '../shared/calibration/testing/report.js';
-import { linearStrategy } from '../shared/calibration/strategies/linear.js';
-import type { CalibrationReport, StepMeasurement } from '../shared/calibration/types.js';
+import { linearStrategy } from '../shared/calibration/strategies/index.js';
+import type { CalibrationReport, StepMeasurement } from '../shared/calibration/index.js';
 import {
   adaptiveToLinear,
   detectedSaturation,
@@ -330,7 +330,7 @@ describe('Function: renderCalibrationBench', () => {
     expect(text).toContain('Total 431 s wall.');
   });
 
-  it('renders a Markdown table for the README, one row per profile and strategy', () => {
+  it('renders a Markdown table for docs/benchmarks.md, one row per profile and strategy', () => {
     // Act
     const text = renderCalibrationBench(results, 'markdown');
 

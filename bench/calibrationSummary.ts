@@ -4,9 +4,13 @@
  * Nothing here starts a process or reads the clock.
  */
 import { formatNumber, table } from '../cli/output.js';
-import type { CalibrationPlan } from '../shared/calibration/input.js';
-import type { CalibrationStrategy } from '../shared/calibration/strategies/types.js';
-import type { CalibrationReport, StepEndingKind, StepMeasurement } from '../shared/calibration/types.js';
+import type {
+  CalibrationPlan,
+  CalibrationReport,
+  StepEndingKind,
+  StepMeasurement,
+} from '../shared/calibration/index.js';
+import type { CalibrationStrategy } from '../shared/calibration/strategies/index.js';
 import { BenchError } from './errors.js';
 import type { BenchEnvironment } from './report.js';
 
@@ -268,7 +272,7 @@ const HEADER = [
   'adaptive / linear',
 ] as const;
 
-/** The benchmark's report: what was scaled, then one row per profile and strategy (text, or Markdown for the README). */
+/** The benchmark's report: what was scaled, then one row per profile and strategy (text, or Markdown for docs/benchmarks.md). */
 export function renderCalibrationBench(results: CalibrationBenchResults, format: 'text' | 'markdown' = 'text'): string {
   const { holdSeconds, restSeconds } = results.scaling;
   const env = results.environment;

@@ -1,11 +1,13 @@
 import { performance } from 'node:perf_hooks';
-import { twinMetricsSource, twinTarget } from '../cli/twinContext.js';
-import { CATALOG } from '../shared/metrics/catalog.js';
-import { readCatalog } from '../shared/metrics/readCatalog.js';
-import { quantile } from '../shared/util/stats.js';
-import { runConstantArrivalLoad } from '../sim/load/constantArrival.js';
-import type { Profile } from '../sim/twin/profile.js';
-import { startTwin } from '../sim/twin/twin.js';
+import {
+  type Profile,
+  runConstantArrivalLoad,
+  startTwin,
+  twinMetricsSource,
+  twinTarget,
+} from '../sim/harness/index.js';
+import { CATALOG, readCatalog } from '../shared/metrics/index.js';
+import { quantile } from '../shared/util/index.js';
 import { BenchError } from './errors.js';
 
 export interface CatalogBenchOptions {

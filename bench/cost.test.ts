@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { HttpMetricsSource } from '../shared/metrics/ampClient.js';
+import { HttpMetricsSource } from '../shared/metrics/index.js';
 import {
   AMP_FREE_TIER_QUERY_SAMPLES,
   durationSeconds,

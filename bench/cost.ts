@@ -1,6 +1,17 @@
 import { performance } from 'node:perf_hooks';
-import { alertEvaluatorEnvironment, functionLogger, lambdaContext } from '../cli/twinAlerts.js';
-import { twinTarget, useTwinCredentials } from '../cli/twinContext.js';
+import {
+  alertEvaluatorEnvironment,
+  functionLogger,
+  lambdaContext,
+  type Profile,
+  runConstantArrivalLoad,
+  startTwin,
+  type Twin,
+  TWIN_CREDENTIALS,
+  type TwinState,
+  twinTarget,
+  useTwinCredentials,
+} from '../sim/harness/index.js';
 import {
   createHandler as createAlertEvaluator,
   depsFromEnvironment as alertEvaluatorDeps,
@@ -10,16 +21,11 @@ import {
   depsFromEnvironment as collectorDeps,
 } from '../functions/metrics-collector/handler.js';
 import { COLLECTOR_DEFAULTS } from '../functions/metrics-collector/config.js';
-import { evaluateTarget } from '../shared/alerts/evaluate.js';
-import { resolutionFor } from '../shared/alerts/heldFor.js';
-import { ALERT_RULES } from '../shared/alerts/rules/registry.js';
-import { VLLM_SCRAPE } from '../shared/kube/manifests/vllmServiceMonitor.js';
-import { HttpMetricsSource } from '../shared/metrics/ampClient.js';
-import { quantile } from '../shared/util/stats.js';
-import { runConstantArrivalLoad } from '../sim/load/constantArrival.js';
-import type { Profile } from '../sim/twin/profile.js';
-import type { TwinState } from '../sim/twin/stateFile.js';
-import { startTwin, TWIN_CREDENTIALS, type Twin } from '../sim/twin/twin.js';
+import { resolutionFor } from '../shared/alerts/index.js';
+import { ALERT_RULES, evaluateTarget } from '../shared/alerts/rules/index.js';
+import { VLLM_SCRAPE } from '../shared/kube/manifests/index.js';
+import { HttpMetricsSource } from '../shared/metrics/index.js';
+import { quantile } from '../shared/util/index.js';
 import { parseQueryStats } from './alerts.js';
 import { BenchError } from './errors.js';
 
@@ -39,7 +45,7 @@ export const MINUTE_RUNS_PER_MONTH = 60 * 24 * DAYS_PER_MONTH;
 export const WEEKLY_RUNS_PER_MONTH = DAYS_PER_MONTH / 7;
 /** AMP's free tier: 200 billion query samples processed a month (AMP pricing page, stored amp-notes.md). */
 export const AMP_FREE_TIER_QUERY_SAMPLES = 200e9;
-/** Target counts of the monthly table (README: "for N targets"). */
+/** Target counts of the monthly table (docs/deploy.md: "for N targets"). */
 export const TARGET_COUNTS = [1, 5, 20] as const;
 
 /** One query a handler sent to the metrics source: the API path and the form parameters, as sent. */

@@ -1,9 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { VirtualClock } from '../shared/clock/clock.js';
-import { quantile } from '../shared/util/stats.js';
-import type { Profile } from '../sim/twin/profile.js';
-import type { RequestShape } from '../sim/vllm/capacity.js';
-import { VllmEngine, engineConfigFromProfile } from '../sim/vllm/engine.js';
+import { VirtualClock } from '../shared/clock/index.js';
+import { quantile } from '../shared/util/index.js';
+import { engineConfigFromProfile, type Profile, type RequestShape, VllmEngine } from '../sim/harness/index.js';
 import { BenchError } from './errors.js';
 
 /** One engine run: a profile offered evenly spaced arrivals at `rps` for `durationS` simulated seconds. */

@@ -1,6 +1,6 @@
 import { cpus, platform } from 'node:os';
 import { formatNumber, table } from '../cli/output.js';
-import { formatDurationSeconds } from '../shared/alerts/format.js';
+import { formatDurationSeconds } from '../shared/alerts/index.js';
 import type { AlertBenchResult, AlertCycleCost } from './alerts.js';
 import type { BundleBenchResult } from './bundles.js';
 import type { CatalogBenchResult } from './catalogLatency.js';

@@ -13,7 +13,7 @@
 import { writeFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { loadProfile } from '../sim/twin/loadProfile.js';
+import { loadProfile } from '../sim/harness/index.js';
 import { fileURLToPath } from 'node:url';
 import { benchAlerts } from './alerts.js';
 import { benchBundles } from './bundles.js';

@@ -5,13 +5,11 @@
  */
 import { format, resolveConfig } from 'prettier';
 import { stringify as stringifyYaml } from 'yaml';
-import { promtoolTestFile } from '../shared/alerts/export/promtoolTests.js';
-import { ampRuleGroupsNamespaceData } from '../shared/alerts/export/rulesFile.js';
-import { grafanaDashboardConfigMaps } from '../shared/dashboards/configMaps.js';
-import { DASHBOARDS, dashboardJson } from '../shared/dashboards/index.js';
-import { ampTriggerAuthentication } from '../shared/kube/manifests/ampTriggerAuthentication.js';
-import { controlPlaneRbac } from '../shared/kube/manifests/controlPlaneRbac.js';
-import type { KubeObject } from '../shared/kube/types.js';
+import { ampRuleGroupsNamespaceData, promtoolTestFile } from '../shared/alerts/export/index.js';
+import { dashboardJson, DASHBOARDS, grafanaDashboardConfigMaps } from '../shared/dashboards/index.js';
+import { ampTriggerAuthentication } from '../shared/keda/index.js';
+import { controlPlaneRbac } from '../shared/kube/manifests/index.js';
+import type { KubeObject } from '../shared/kube/index.js';
 
 /** The command that writes every file below (also the npm script `generate:infra`). */
 export const REGENERATE_COMMAND = 'node --import tsx infra/generate.ts';

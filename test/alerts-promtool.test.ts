@@ -7,15 +7,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { evaluateTarget } from '../shared/alerts/evaluate.js';
-import { toYaml } from '../shared/alerts/export/ruleGroups.js';
-import { goFormatFloat, humanize, humanizeDuration, humanizePercentage } from '../shared/alerts/format.js';
-import { parseAlertSettings } from '../shared/alerts/settings.js';
-import { HttpMetricsSource } from '../shared/metrics/ampClient.js';
-import type { Target } from '../shared/metrics/types.js';
-import { ensurePrometheus } from '../sim/prometheus/ensurePrometheus.js';
-import type { PrometheusInstallation } from '../sim/prometheus/locatePrometheus.js';
-import { startPrometheus, type PrometheusInstance } from '../sim/prometheus/startPrometheus.js';
+import { goFormatFloat, humanize, humanizeDuration, humanizePercentage } from '../shared/alerts/index.js';
+import { evaluateTarget, parseAlertSettings } from '../shared/alerts/rules/index.js';
+import { toYaml } from '../shared/alerts/export/index.js';
+import { HttpMetricsSource } from '../shared/metrics/index.js';
+import type { Target } from '../shared/config/index.js';
+import {
+  ensurePrometheus,
+  type PrometheusInstallation,
+  type PrometheusInstance,
+  startPrometheus,
+} from '../sim/harness/index.js';
 
 // The exported rule files checked and unit-tested by promtool (Debian's prometheus package), and the evaluator's
 // PromQL `for` (heldForQuery) run against the real Prometheus.

@@ -1,16 +1,20 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { subscribeSlackNotifier, twinAlertEvaluator, type AlertEvaluatorRun } from '../cli/twinAlerts.js';
-import { twinMetricsSource, twinTarget } from '../cli/twinContext.js';
+import {
+  type AlertEvaluatorRun,
+  type FaultRequest,
+  type RecordedMessage,
+  runConstantArrivalLoad,
+  subscribeSlackNotifier,
+  type Twin,
+  twinAlertEvaluator,
+  twinMetricsSource,
+  twinTarget,
+} from '../sim/harness/index.js';
 import { AlertEvaluatorAllTargetsFailedError } from '../functions/alert-evaluator/errors.js';
-import { evaluateTarget } from '../shared/alerts/evaluate.js';
-import { parseAlertSettings, type AlertSettingsInput } from '../shared/alerts/settings.js';
-import type { AlertName } from '../shared/alerts/types.js';
-import type { HttpMetricsSource } from '../shared/metrics/ampClient.js';
-import type { Target } from '../shared/metrics/types.js';
-import type { RecordedMessage } from '../sim/aws/sns.js';
-import { runConstantArrivalLoad } from '../sim/load/constantArrival.js';
-import type { FaultRequest } from '../sim/twin/faults.js';
-import type { Twin } from '../sim/twin/twin.js';
+import { type AlertName } from '../shared/alerts/index.js';
+import { type AlertSettingsInput, evaluateTarget, parseAlertSettings } from '../shared/alerts/rules/index.js';
+import type { HttpMetricsSource } from '../shared/metrics/index.js';
+import type { Target } from '../shared/config/index.js';
 import { startScheduler, waitUntilQuiet, watchAlerts, type PublishedAlert, type Scheduler } from './helpers/alerts.js';
 import { pollFor } from './helpers/poll.js';
 import { DEMO_SHAPE, sleep, startDemoTwin, warmUp } from './helpers/twin.js';

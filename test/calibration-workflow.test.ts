@@ -3,28 +3,31 @@ import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SNSClient } from '@aws-sdk/client-sns';
-import { DynamoDbHistoryStore } from '../shared/calibration/history/DynamoDbHistoryStore.js';
-import { historyTargetKey } from '../shared/calibration/history/historyTargetKey.js';
-import { KEDA_PAUSED_REPLICAS_ANNOTATION } from '../shared/calibration/scaledObjectThresholds.js';
-import { STRATEGY_NAMES } from '../shared/calibration/strategies/registry.js';
-import type { CalibrationReport, StepMeasurement } from '../shared/calibration/types.js';
-import { systemClock } from '../shared/clock/clock.js';
-import { scaledObject } from '../shared/kube/manifests/scaledObject.js';
-import type { KubeObject } from '../shared/kube/types.js';
-import { HttpMetricsSource } from '../shared/metrics/ampClient.js';
-import { LocalFolderReportStore } from '../shared/reports/LocalFolderReportStore.js';
-import { loadDefinition } from '../shared/workflow/definition.js';
-import { WorkflowHandlerMissingError } from '../shared/workflow/errors.js';
-import { runCalibrationLocally } from '../shared/workflow/runCalibrationLocally.js';
-import { localFunctionArns } from '../shared/workflow/substitute.js';
-import type { AslDefinition, LocalTaskHandler, WorkflowEvent, WorkflowOutcome } from '../shared/workflow/types.js';
-import { silentLogger, type CalibrationDeps } from '../functions/calibration/deps.js';
-import { calibrationLocalHandlers, createCalibrationHandlers } from '../functions/calibration/handlers.js';
-import { CALIBRATION_ANNOTATIONS, EXECUTION_LABEL, executionNames } from '../functions/calibration/names.js';
-import { TWIN_CLUSTER, TWIN_CREDENTIALS, TWIN_REGION, type Twin } from '../sim/twin/twin.js';
-import { measureCapacity } from '../sim/vllm/capacity.js';
+import { bindSteps } from '../functions/calibration/task.js';
+import { historyTargetKey } from '../shared/calibration/history/index.js';
+import { STRATEGY_NAMES, type CalibrationReport, type StepMeasurement } from '../shared/calibration/index.js';
+import {
+  CALIBRATION_ANNOTATIONS,
+  CALIBRATION_STEPS,
+  EXECUTION_LABEL,
+  executionNames,
+  type CalibrationPorts,
+} from '../shared/calibration/workflow/index.js';
+import { KEDA_PAUSED_REPLICAS_ANNOTATION, scaledObject } from '../shared/keda/index.js';
+import type { KubeObject } from '../shared/kube/index.js';
+import { HttpMetricsSource } from '../shared/metrics/index.js';
+import {
+  type LocalTaskHandler,
+  measureCapacity,
+  startTwinCalibration,
+  type Twin,
+  TWIN_CLUSTER,
+  TWIN_CREDENTIALS,
+  TWIN_REGION,
+  twinCalibrationPorts,
+  type WorkflowEvent,
+  type WorkflowOutcome,
+} from '../sim/harness/index.js';
 import { DEMO_SHAPE, startDemoTwin } from './helpers/twin.js';
 
 // The calibration state machine (statemachines/calibration.asl.json, the file AWS deploys) run by the local runner
@@ -39,26 +42,19 @@ const LONG = 300_000;
 
 let twin: Twin;
 let topicArn: string;
-let definition: AslDefinition;
 let reportsDir: string;
-let history: DynamoDbHistoryStore;
-let snsClient: SNSClient;
+/** The calibration's ports on the twin, as every run of this file gets them (a run may replace some). */
+let twinPorts: ReturnType<typeof twinCalibrationPorts>;
 
 beforeAll(async () => {
   twin = await startDemoTwin();
-  const aws = twin.state.aws;
-  topicArn = aws.calibrationTopicArn;
-  history = new DynamoDbHistoryStore({
-    client: new DynamoDBClient({ region: TWIN_REGION, endpoint: aws.dynamodbEndpoint, credentials: TWIN_CREDENTIALS }),
-    tableName: aws.historyTable,
-  });
-  snsClient = new SNSClient({ region: TWIN_REGION, endpoint: aws.snsEndpoint, credentials: TWIN_CREDENTIALS });
-  definition = await loadDefinition();
+  topicArn = twin.state.aws.calibrationTopicArn;
   reportsDir = await mkdtemp(join(tmpdir(), 'vllm-pilot-calibration-'));
+  twinPorts = twinCalibrationPorts(twin.state, { reportsDir, ports: { cluster: () => Promise.resolve(twin.cluster) } });
 }, 120_000);
 
 afterAll(async () => {
-  snsClient?.destroy();
+  twinPorts?.close();
   await twin?.stop();
   if (reportsDir) await rm(reportsDir, { recursive: true, force: true });
 });
@@ -99,40 +95,32 @@ function metricsSource(endpoint: string, maxAttempts = 3): HttpMetricsSource {
   });
 }
 
-function twinDeps(overrides: Partial<CalibrationDeps> = {}): CalibrationDeps {
-  return {
-    cluster: () => Promise.resolve(twin.cluster),
-    metricsSource: (target) => metricsSource(target.ampWorkspaceUrl),
-    reports: new LocalFolderReportStore({ directory: reportsDir }),
-    history,
-    clock: systemClock,
-    logger: silentLogger,
-    ...overrides,
-  };
-}
-
 interface RunOptions {
   name: string;
-  input: unknown;
-  deps?: Partial<CalibrationDeps>;
+  input: Record<string, unknown>;
+  /** Ports that replace the twin's for the whole run. */
+  ports?: Partial<CalibrationPorts>;
   /** Changes the state → handler table (a test's fault injection). */
-  handlers?: (table: Record<string, LocalTaskHandler>) => Record<string, LocalTaskHandler>;
+  handlers?: (table: Record<string, LocalTaskHandler>, ports: CalibrationPorts) => Record<string, LocalTaskHandler>;
   onEvent?: (event: WorkflowEvent) => void;
 }
 
 async function runCalibration(options: RunOptions): Promise<{ outcome: WorkflowOutcome; events: WorkflowEvent[] }> {
-  const table = calibrationLocalHandlers(definition, createCalibrationHandlers(twinDeps(options.deps)), snsClient);
-  const run = runCalibrationLocally({
-    definition,
-    handlers: options.handlers ? options.handlers(table) : table,
+  const calibration = await startTwinCalibration(twin.state, {
     input: options.input,
-    substitutions: { ...localFunctionArns(definition, { region: TWIN_REGION }), CalibrationTopicArn: topicArn },
     executionName: options.name,
+    reportsDir,
+    ports: { cluster: () => Promise.resolve(twin.cluster), ...options.ports },
     waitScale: WAIT_SCALE,
-    retryIntervalOverrides: Object.fromEntries(Object.keys(table).map((state) => [state, 10])),
+    retryIntervalMs: 10,
+    ...(options.handlers ? { handlers: options.handlers } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   });
-  return { outcome: await run.result, events: run.events };
+  try {
+    return { outcome: await calibration.run.result, events: calibration.run.events };
+  } finally {
+    calibration.close();
+  }
 }
 
 /** The Jobs and ConfigMaps carrying the execution's label. */
@@ -255,7 +243,7 @@ describe('Workflow: calibration on the twin', () => {
         // Act
         const report = JSON.parse(await readFile(output.report?.reportLocation ?? '', 'utf8')) as CalibrationReport;
         const chart = await readFile(output.report?.chartLocation ?? '', 'utf8');
-        const latest = await history.latest(
+        const latest = await twinPorts.ports.history.latest(
           historyTargetKey({ cluster: TWIN_CLUSTER, namespace: NAMESPACE, deployment: twin.profile.deployment }),
         );
 
@@ -352,7 +340,7 @@ describe('Workflow: calibration on the twin', () => {
             input: pathInput(strategy),
             handlers: (table) => ({
               ...table,
-              StartLoadStep: (event) => {
+              StartLoadStep: (event: unknown) => {
                 const e = event as { input: { target: Record<string, unknown> } };
                 return (table.StartLoadStep as LocalTaskHandler)({
                   ...e,
@@ -377,17 +365,16 @@ describe('Workflow: calibration on the twin', () => {
           // Prepare: MeasureStep (only) reads from a Prometheus that is down.
           const name = `calib-amp-down-${strategy}`;
           const down = `http://127.0.0.1:${await closedPort()}`;
-          const broken = calibrationLocalHandlers(
-            definition,
-            createCalibrationHandlers(twinDeps({ metricsSource: () => metricsSource(down, 1) })),
-            snsClient,
-          );
 
           // Act
           const { outcome, events } = await runCalibration({
             name,
             input: pathInput(strategy),
-            handlers: (table) => ({ ...table, MeasureStep: broken.MeasureStep as LocalTaskHandler }),
+            handlers: (table, ports) => ({
+              ...table,
+              MeasureStep: bindSteps(CALIBRATION_STEPS, { ...ports, metricsSource: () => metricsSource(down, 1) })
+                .measureStep,
+            }),
           });
 
           // Assess
@@ -440,7 +427,7 @@ describe('Workflow: calibration on the twin', () => {
         async () => {
           // Prepare
           const name = `calib-retried-step-${strategy}`;
-          const handlers = createCalibrationHandlers(twinDeps());
+          const handlers = bindSteps(CALIBRATION_STEPS, twinPorts.ports);
           const execution = {
             id: `arn:aws:states:${TWIN_REGION}:000000000000:execution:x:${name}`,
             name,
@@ -579,7 +566,7 @@ describe('Workflow: calibration on the twin', () => {
       async ({ edit, field }) => {
         // Prepare
         const name = `calib-bad-input-${Math.random().toString(36).slice(2, 8)}`;
-        const input = JSON.parse(JSON.stringify(edit(calibrationInput() as Input))) as unknown;
+        const input = JSON.parse(JSON.stringify(edit(calibrationInput() as Input))) as Record<string, unknown>;
         const deploymentBefore = await liveDeployment();
         const jobsBefore = await twin.cluster.list({ apiVersion: 'batch/v1', kind: 'Job', namespace: NAMESPACE });
 
@@ -599,27 +586,5 @@ describe('Workflow: calibration on the twin', () => {
       },
       LONG,
     );
-  });
-
-  describe('the runner', () => {
-    it('refuses the calibration definition when a Task state has no handler, before touching anything', () => {
-      // Prepare
-      const table = calibrationLocalHandlers(definition, createCalibrationHandlers(twinDeps()), snsClient);
-      const { MeasureStep: _dropped, ...incomplete } = table;
-
-      // Act
-      const act = () =>
-        runCalibrationLocally({
-          definition,
-          handlers: incomplete,
-          input: calibrationInput(),
-          substitutions: { ...localFunctionArns(definition), CalibrationTopicArn: topicArn },
-          executionName: 'calib-incomplete',
-        });
-
-      // Assess
-      expect(act).toThrow(WorkflowHandlerMissingError);
-      expect(act).toThrow(/MeasureStep/);
-    });
   });
 });

@@ -1,11 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { twinMetricsSource, twinTarget } from '../cli/twinContext.js';
-import { CATALOG } from '../shared/metrics/catalog.js';
-import { readCatalog } from '../shared/metrics/readCatalog.js';
-import type { CatalogReading, CatalogResult, MetricsSource, Target } from '../shared/metrics/types.js';
-import { runConstantArrivalLoad, type ConstantArrivalOptions, type LoadSummary } from '../sim/load/constantArrival.js';
-import type { Twin } from '../sim/twin/twin.js';
-import { measureCapacity, measureLatency, type LatencyResult } from '../sim/vllm/capacity.js';
+import {
+  type ConstantArrivalOptions,
+  type LatencyResult,
+  type LoadSummary,
+  measureCapacity,
+  measureLatency,
+  runConstantArrivalLoad,
+  type Twin,
+  twinMetricsSource,
+  twinTarget,
+} from '../sim/harness/index.js';
+import {
+  CATALOG,
+  type CatalogReading,
+  type CatalogResult,
+  type MetricsSource,
+  readCatalog,
+} from '../shared/metrics/index.js';
+import type { Target } from '../shared/config/index.js';
 import { loadVllmReference } from './helpers/reference.js';
 import { DEMO_SHAPE, sleep, startDemoTwin, warmUp } from './helpers/twin.js';
 

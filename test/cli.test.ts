@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { TwinState } from '../sim/twin/stateFile.js';
-import { readTwinState } from '../sim/twin/stateFile.js';
+import { readTwinState, type TwinState } from '../sim/harness/index.js';
 
 // The `vllm-pilot` command as a user runs it: `node bin/vllm-pilot.js ...` in a child process.
 

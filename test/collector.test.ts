@@ -2,20 +2,24 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@je
 import { readFileSync } from 'node:fs';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { lambdaContext } from '../cli/commands/metrics.js';
-import { twinMetricsSource, twinTarget, useTwinCredentials } from '../cli/twinContext.js';
+import {
+  lambdaContext,
+  type RecordedDatum,
+  runConstantArrivalLoad,
+  type Twin,
+  TWIN_CREDENTIALS,
+  twinMetricsSource,
+  twinTarget,
+  useTwinCredentials,
+} from '../sim/harness/index.js';
 import {
   createHandler,
   depsFromEnvironment,
   type MetricsCollectorDeps,
 } from '../functions/metrics-collector/handler.js';
-import type { CollectResult } from '../shared/collector/types.js';
-import { HttpMetricsSource } from '../shared/metrics/ampClient.js';
-import { readCatalog } from '../shared/metrics/readCatalog.js';
-import type { Target } from '../shared/metrics/types.js';
-import type { RecordedDatum } from '../sim/aws/cloudwatch.js';
-import { runConstantArrivalLoad } from '../sim/load/constantArrival.js';
-import { TWIN_CREDENTIALS, type Twin } from '../sim/twin/twin.js';
+import type { CollectResult } from '../shared/collector/index.js';
+import { HttpMetricsSource, readCatalog } from '../shared/metrics/index.js';
+import type { Target } from '../shared/config/index.js';
 import { closedPortUrl } from './helpers/http.js';
 import { DEMO_SHAPE, startDemoTwin, warmUp } from './helpers/twin.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { twinMetricsSource } from '../cli/twinContext.js';
+import { runConstantArrivalLoad, type Twin, twinMetricsSource } from '../sim/harness/index.js';
 import {
   ALL_PODS,
   DASHBOARD_SPECS,
@@ -9,10 +9,7 @@ import {
   renderQuery,
   type DashboardVariableValues,
 } from '../shared/dashboards/index.js';
-import type { HttpMetricsSource } from '../shared/metrics/ampClient.js';
-import { VLLM_RENAMED } from '../shared/metrics/names.js';
-import { runConstantArrivalLoad } from '../sim/load/constantArrival.js';
-import type { Twin } from '../sim/twin/twin.js';
+import { type HttpMetricsSource, VLLM_RENAMED } from '../shared/metrics/index.js';
 import { DEMO_SHAPE, startDemoTwin, warmUp } from './helpers/twin.js';
 
 // Every PromQL expression of every dashboard, with the variables Grafana would substitute, runs against the twin's

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
 import { generatedInfraFiles, REGENERATE_COMMAND } from '../infra/generatedFiles.js';
 import { DASHBOARDS } from '../shared/dashboards/index.js';
-import { CONTROL_PLANE_RULES } from '../shared/kube/manifests/controlPlaneRbac.js';
+import { CONTROL_PLANE_RULES } from '../shared/kube/manifests/index.js';
 
 // The files under infra/ that come from code must equal what the code generates today (a stale file would deploy
 // yesterday's RBAC or dashboards); the hand-written Karpenter NodePool must keep the fields that matter for GPUs.

@@ -5,22 +5,27 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { KubeConfig } from '@kubernetes/client-node';
-import { VirtualClock } from '../shared/clock/clock.js';
-import { connectToEks } from '../shared/kube/connectToEks.js';
+import { VirtualClock } from '../shared/clock/index.js';
 import {
+  type ClusterClient,
+  connectToEks,
+  KubeClusterClient,
   KubeConflictError,
   KubeForbiddenError,
   KubeInvalidError,
   KubeNotFoundError,
+  type KubeObject,
   KubeUnauthorizedError,
-} from '../shared/kube/errors.js';
-import { KubeClusterClient } from '../shared/kube/KubeClusterClient.js';
-import { vllmDeployment } from '../shared/kube/manifests/vllmDeployment.js';
-import type { ClusterClient, KubeObject } from '../shared/kube/types.js';
-import { startEksTwin, type EksTwin } from '../sim/aws/eks.js';
-import { MemoryPodLogStore } from '../sim/kube/logs.js';
-import { startKubeApiServer, type KubeApiServer } from '../sim/kube/server/index.js';
-import { MemoryObjectStore } from '../sim/kube/store.js';
+} from '../shared/kube/index.js';
+import { vllmDeployment } from '../shared/kube/manifests/index.js';
+import {
+  type EksTwin,
+  type KubeApiServer,
+  MemoryObjectStore,
+  MemoryPodLogStore,
+  startEksTwin,
+  startKubeApiServer,
+} from '../sim/harness/index.js';
 
 const TOKENS = { admin: ['twin-admin-token'], readOnly: ['twin-view-token'] };
 const CLUSTER = { name: 'ai-eks-docs', region: 'us-east-2' };

@@ -4,22 +4,25 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { calibrateTwin } from '../cli/commands/calibrate.js';
-import { twinPreflight, type PreflightRun } from '../cli/twinPreflight.js';
+import {
+  calibrateOnTwin,
+  measureCapacity,
+  type PreflightRun,
+  type RecordedMessage,
+  runConstantArrivalLoad,
+  type Twin,
+  twinPreflight,
+} from '../sim/harness/index.js';
 import type { PreflightSummary } from '../functions/preflight/notification.js';
-import { scaledObject } from '../shared/kube/manifests/scaledObject.js';
-import type { KubeObject, ObjectRef } from '../shared/kube/types.js';
+import { scaledObject } from '../shared/keda/index.js';
+import type { KubeObject, ObjectRef } from '../shared/kube/index.js';
 import {
   CHECK_IDS,
   type CheckId,
   type CheckResult,
   type CheckStatus,
   type PreflightReport,
-} from '../shared/preflight/types.js';
-import type { RecordedMessage } from '../sim/aws/sns.js';
-import { runConstantArrivalLoad } from '../sim/load/constantArrival.js';
-import type { Twin } from '../sim/twin/twin.js';
-import { measureCapacity } from '../sim/vllm/capacity.js';
+} from '../shared/preflight/index.js';
 import { pollFor } from './helpers/poll.js';
 import { DEMO_SHAPE, startDemoTwin } from './helpers/twin.js';
 
@@ -251,15 +254,15 @@ beforeAll(async () => {
   );
 
   // A load test of the live spec: a short calibration through the state machine, its record in the history table.
-  await calibrateTwin(state, {
+  await calibrateOnTwin(state, {
     input: {
       plan: { rates: [10, 40], holdSeconds: 5, restSeconds: 1 },
       warmup: { requests: 10 },
       request: { promptTokens: DEMO_SHAPE.promptTokens, maxTokens: DEMO_SHAPE.maxTokens },
       scaledObject: { apply: true },
     },
-    out: join(dir, 'calibration'),
-    quiet: true,
+    executionName: 'calib-preflight-setup',
+    reportsDir: join(dir, 'calibration'),
   });
 
   // One scale-out and scale-in: load above what the replicas serve, then nothing, until KEDA is back at one.

@@ -8,8 +8,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CATALOG, catalogEntry } from '../shared/metrics/catalog.js';
-import type { Target } from '../shared/metrics/types.js';
+import { CATALOG, catalogEntry } from '../shared/metrics/index.js';
+import type { Target } from '../shared/config/index.js';
 
 const PROMTOOL = process.env.PROMTOOL ?? '/usr/bin/promtool';
 const WINDOW = { rateWindow: '2m' } as const;

@@ -7,15 +7,15 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { loadAlertEvaluatorConfig } from '../functions/alert-evaluator/config.js';
 import { loadCalibrationConfig } from '../functions/calibration/config.js';
-import { CALIBRATION_FUNCTIONS, type CalibrationFunctionName } from '../functions/calibration/handlers.js';
+import { CALIBRATION_STEPS, type CalibrationStepName } from '../shared/calibration/workflow/index.js';
 import { loadCollectorConfig } from '../functions/metrics-collector/config.js';
 import { loadPreflightConfig } from '../functions/preflight/config.js';
 import { loadSlackNotifierConfig } from '../functions/slack-notifier/config.js';
 import { StackSettingsInvalidError } from '../infra/serverless/errors.js';
 import { calibrationFunctionKey } from '../infra/serverless/names.js';
 import { buildStack } from '../infra/serverless/stack.js';
-import { ALERT_STATE_TABLE } from '../shared/alerts/state/table.js';
-import { CALIBRATION_HISTORY_TABLE } from '../shared/calibration/history/table.js';
+import { ALERT_STATE_TABLE } from '../shared/alerts/state/index.js';
+import { CALIBRATION_HISTORY_TABLE } from '../shared/calibration/history/index.js';
 
 // `osls package` run once, offline and with no AWS credentials, and the CloudFormation template it writes read back:
 // what a platform engineer deploys, checked for every function, schedule, the state machine, the data stores, and
@@ -104,12 +104,12 @@ const MAIN_FUNCTIONS = [
   { key: 'slackNotifier', handler: 'functions/slack-notifier/handler.handler' },
   { key: 'preflight', handler: 'functions/preflight/handler.handler' },
 ] as const;
-const CALIBRATION_TASKS = Object.keys(CALIBRATION_FUNCTIONS) as CalibrationFunctionName[];
+const CALIBRATION_TASKS = Object.keys(CALIBRATION_STEPS) as CalibrationStepName[];
 const ALL_FUNCTIONS = [
   ...MAIN_FUNCTIONS,
   ...CALIBRATION_TASKS.map((task) => ({
     key: calibrationFunctionKey(task),
-    handler: `functions/calibration/lambda.handlers.${task}`,
+    handler: `functions/calibration/${task}.handler`,
   })),
 ];
 
@@ -274,7 +274,7 @@ describe('Stack: the packaged CloudFormation template', () => {
       const substitutions = resource('CalibrationStateMachine').Properties.DefinitionSubstitutions as Json;
 
       // Assess
-      expect(substitutions[CALIBRATION_FUNCTIONS[task].placeholder]).toEqual({
+      expect(substitutions[CALIBRATION_STEPS[task].placeholder]).toEqual({
         'Fn::GetAtt': [`${pascal(calibrationFunctionKey(task))}LambdaFunction`, 'Arn'],
       });
     });

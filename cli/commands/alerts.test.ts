@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
-import { AlertExportInvalidError } from '../../shared/alerts/errors.js';
-import { parseAlertTargets } from '../../shared/alerts/settings.js';
+import { AlertExportInvalidError } from '../../shared/alerts/index.js';
+import { parseAlertTargets } from '../../shared/alerts/rules/index.js';
 import { registerAlertsCommand, renderAlertRules, renderAlertTable } from './alerts.js';
 
 const targets = parseAlertTargets([

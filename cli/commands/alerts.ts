@@ -1,24 +1,25 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { ConfigInvalidError } from '../../shared/config/errors.js';
-import { AlertExportInvalidError } from '../../shared/alerts/errors.js';
-import { ampAlertManagerDefinition } from '../../shared/alerts/export/ampAlertManagerDefinition.js';
-import { prometheusRuleManifest } from '../../shared/alerts/export/prometheusRule.js';
-import { promtoolTestFile } from '../../shared/alerts/export/promtoolTests.js';
-import { toYaml } from '../../shared/alerts/export/ruleGroups.js';
-import { ampRuleGroupsNamespaceData } from '../../shared/alerts/export/rulesFile.js';
+import { ConfigInvalidError } from '../../shared/config/index.js';
+import { AlertExportInvalidError } from '../../shared/alerts/index.js';
 import {
+  type AlertTarget,
   parseAlertSettings,
   parseAlertTargets,
   parseDurationSeconds,
-  type AlertTarget,
-} from '../../shared/alerts/settings.js';
-import { readTwinState } from '../../sim/twin/stateFile.js';
+} from '../../shared/alerts/rules/index.js';
+import {
+  ampAlertManagerDefinition,
+  ampRuleGroupsNamespaceData,
+  prometheusRuleManifest,
+  promtoolTestFile,
+  toYaml,
+} from '../../shared/alerts/export/index.js';
+import { functionLogger, readTwinState, twinAlertEvaluator } from '../../sim/harness/index.js';
 import { printJson } from '../options.js';
-import { functionLogger, twinAlertEvaluator } from '../twinAlerts.js';
 
-export { renderAlertTable } from '../../shared/alerts/export/alertTable.js';
+export { renderAlertTable } from '../../shared/alerts/export/index.js';
 
 /** What `alerts rules --format` writes. */
 export const ALERT_RULE_FORMATS = {

@@ -1,7 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EKSClient } from '@aws-sdk/client-eks';
 import {
   DescribeExecutionCommand,
   GetExecutionHistoryCommand,
@@ -9,34 +7,32 @@ import {
   StartExecutionCommand,
   type HistoryEvent,
 } from '@aws-sdk/client-sfn';
-import { SNSClient } from '@aws-sdk/client-sns';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { InvalidArgumentError, type Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
-import { DynamoDbHistoryStore } from '../../shared/calibration/history/DynamoDbHistoryStore.js';
-import { parseCalibrationInput, type CalibrationInput } from '../../shared/calibration/input.js';
-import { calibrationTarget, stepQueries } from '../../shared/calibration/stepQueries.js';
-import { STRATEGY_NAMES } from '../../shared/calibration/strategies/registry.js';
-import type { StepMeasurement } from '../../shared/calibration/types.js';
-import { systemClock } from '../../shared/clock/clock.js';
-import { connectToEks } from '../../shared/kube/connectToEks.js';
-import type { ClusterClient } from '../../shared/kube/types.js';
-import { HttpMetricsSource } from '../../shared/metrics/ampClient.js';
-import type { MetricsSource } from '../../shared/metrics/types.js';
-import { LocalFolderReportStore } from '../../shared/reports/LocalFolderReportStore.js';
-import { loadDefinition } from '../../shared/workflow/definition.js';
-import { runCalibrationLocally } from '../../shared/workflow/runCalibrationLocally.js';
-import { localFunctionArns } from '../../shared/workflow/substitute.js';
-import type { WorkflowEvent } from '../../shared/workflow/types.js';
-import { silentLogger, type CalibrationDeps } from '../../functions/calibration/deps.js';
-import { calibrationLocalHandlers, createCalibrationHandlers } from '../../functions/calibration/handlers.js';
-import type { StoredReport } from '../../functions/calibration/storeReport.js';
-import type { CalibrationReport } from '../../shared/calibration/types.js';
-import { readTwinState, type TwinState } from '../../sim/twin/stateFile.js';
-import { TWIN_CREDENTIALS } from '../../sim/twin/twin.js';
+import {
+  calibrationTarget,
+  parseCalibrationInput,
+  stepQueries,
+  STRATEGY_NAMES,
+  type CalibrationInput,
+  type CalibrationReport,
+  type StepMeasurement,
+} from '../../shared/calibration/index.js';
+import { executionFailure, type StoredReport } from '../../shared/calibration/workflow/index.js';
+import { systemClock } from '../../shared/clock/index.js';
+import type { MetricsSource } from '../../shared/metrics/index.js';
+import {
+  readOutcome,
+  readTwinState,
+  startTwinCalibration,
+  twinMetricsSource,
+  type TwinState,
+  withTwinTarget,
+  type WorkflowEvent,
+} from '../../sim/harness/index.js';
 import { formatNumber, progressBar, writeProgress } from '../output.js';
 import { printJson } from '../options.js';
-import { useTwinCredentials } from '../twinContext.js';
 
 /**
  * `vllm-pilot calibrate`: runs the calibration state machine (statemachines/calibration.asl.json) against the twin
@@ -112,7 +108,7 @@ export function registerCalibrateCommand(program: Command): void {
 }
 
 function strategyName(value: string): string {
-  if (!STRATEGY_NAMES.includes(value))
+  if (!(STRATEGY_NAMES as readonly string[]).includes(value))
     throw new InvalidArgumentError(`unknown strategy "${value}"; accepted: ${STRATEGY_NAMES.join(', ')}`);
   return value;
 }
@@ -154,8 +150,8 @@ async function calibrateOnTwin(opts: LocalOptions & { stateFile: string }): Prom
 }
 
 /**
- * Runs the calibration state machine locally against a running twin and prints the outcome: what `calibrate
- * --state-file` does once the state file is read (the demo can call it with a twin it started itself).
+ * Runs the calibration state machine locally against a running twin, with progress on stderr, and prints the outcome:
+ * what `calibrate --state-file` does once the state file is read (the demo calls it with a twin it started itself).
  */
 export async function calibrateTwin(
   state: TwinState,
@@ -166,124 +162,40 @@ export async function calibrateTwin(
     quiet?: boolean;
   },
 ): Promise<CalibrationReport> {
-  const aws = state.aws;
-  useTwinCredentials();
-  const raw = withTwinTarget(
-    typeof opts.input === 'string' ? await readInputFile(opts.input) : { ...opts.input },
-    state,
-  );
-  if (opts.strategy !== undefined) raw.plan = { ...(raw.plan as object | undefined), strategy: opts.strategy };
+  const given = typeof opts.input === 'string' ? await readInputFile(opts.input) : { ...opts.input };
+  if (opts.strategy !== undefined) given.plan = { ...(given.plan as object | undefined), strategy: opts.strategy };
+  const raw = withTwinTarget(given, state);
   // Refuse a bad input here with the same message ValidateInput would give, before anything starts.
   const input = parseCalibrationInput(raw);
   const executionName = opts.executionName ?? defaultExecutionName(input.target.deployment, systemClock.now());
-  const out = resolve(opts.out ?? `calibration-${executionName}`);
-
-  const sns = new SNSClient({ region: state.region, endpoint: aws.snsEndpoint, credentials: TWIN_CREDENTIALS });
-  const dynamodb = new DynamoDBClient({
-    region: state.region,
-    endpoint: aws.dynamodbEndpoint,
-    credentials: TWIN_CREDENTIALS,
-  });
-  const eks = new EKSClient({ region: state.region, endpoint: state.aws.eksEndpoint, credentials: TWIN_CREDENTIALS });
-  const clusters = new Map<string, Promise<ClusterClient>>();
-  const deps: CalibrationDeps = {
-    cluster: (target) => {
-      let cluster = clusters.get(target.cluster);
-      if (cluster === undefined) {
-        cluster = connectToEks({
-          clusterName: target.cluster,
-          region: target.region,
-          eks,
-          credentials: TWIN_CREDENTIALS,
-        });
-        clusters.set(target.cluster, cluster);
-      }
-      return cluster;
-    },
-    metricsSource: (target) =>
-      new HttpMetricsSource({ endpoint: target.ampWorkspaceUrl, region: target.region, credentials: TWIN_CREDENTIALS }),
-    reports: new LocalFolderReportStore({ directory: out }),
-    reportPrefix: () => '',
-    history: new DynamoDbHistoryStore({ client: dynamodb, tableName: aws.historyTable }),
-    clock: systemClock,
-    logger: opts.verbose ? new Logger({ serviceName: 'calibration' }) : silentLogger,
-  };
-
-  const definition = await loadDefinition();
-  const progress = new Progress(input, deps.metricsSource(input.target));
+  const progress = new Progress(
+    input,
+    twinMetricsSource({ prometheusUrl: input.target.ampWorkspaceUrl, region: input.target.region }),
+  );
   process.stderr.write(
     `Calibrating ${input.target.namespace}/${input.target.deployment} on the twin (execution ${executionName}, strategy ${input.plan.strategy})\n`,
   );
-  const run = runCalibrationLocally({
-    definition,
-    handlers: calibrationLocalHandlers(definition, createCalibrationHandlers(deps), sns),
+  const calibration = await startTwinCalibration(state, {
     input: raw,
-    substitutions: {
-      ...localFunctionArns(definition, { region: state.region }),
-      CalibrationTopicArn: aws.calibrationTopicArn,
-    },
     executionName,
-    region: state.region,
+    reportsDir: resolve(opts.out ?? `calibration-${executionName}`),
+    ...(opts.verbose ? { logger: new Logger({ serviceName: 'calibration' }) } : {}),
     onEvent: (event) => progress.onEvent(event),
   });
-  const stop = () => run.abort();
+  const stop = () => calibration.run.abort();
   process.once('SIGINT', stop);
   let outcome;
   try {
-    outcome = await run.result;
+    outcome = await calibration.run.result;
   } finally {
     process.off('SIGINT', stop);
     progress.stop();
-    sns.destroy();
-    dynamodb.destroy();
-    eks.destroy();
+    calibration.close();
   }
-  if (outcome.status !== 'succeeded') {
-    const error = outcome.status === 'aborted' ? 'ExecutionAborted' : outcome.error;
-    const cause = outcome.status === 'aborted' ? 'stopped (Ctrl-C); the failure path did not run' : outcome.cause;
-    throw calibrationFailure(error, cause);
-  }
-  const stored = (outcome.output as { report?: StoredReport }).report;
-  if (stored === undefined) throw calibrationFailure('CalibrationError', 'the execution ended without a report');
-  const report = JSON.parse(await readFile(stored.reportLocation, 'utf8')) as CalibrationReport;
+  const { report, stored } = await readOutcome(outcome);
   if (opts.json) printJson(report);
   else if (!opts.quiet) process.stdout.write(`${stored.summary}\n`);
   return report;
-}
-
-/** The twin's target, under what the input gives (the input wins), so a twin input may hold only the plan. */
-function withTwinTarget(raw: Record<string, unknown>, state: TwinState): Record<string, unknown> {
-  const given = (raw.target ?? {}) as Record<string, unknown>;
-  return {
-    ...raw,
-    target: {
-      cluster: state.clusterName,
-      region: state.region,
-      namespace: state.namespace,
-      deployment: state.deployment,
-      model: state.model,
-      ampWorkspaceUrl: state.prometheusUrl,
-      ...given,
-    },
-  };
-}
-
-/** The execution's failure as the one-line error main.ts prints: `<error name>: <first line of the cause>`. */
-function calibrationFailure(error: string, cause: string): Error {
-  const failure = new Error(`calibration failed: ${causeMessage(cause).split('\n')[0] ?? ''}`);
-  failure.name = error;
-  return failure;
-}
-
-/** A Lambda error's Cause is JSON (`{"errorType", "errorMessage", "trace"}`); a local one is the message. */
-function causeMessage(cause: string): string {
-  try {
-    const parsed = JSON.parse(cause) as { errorMessage?: unknown };
-    if (typeof parsed.errorMessage === 'string') return parsed.errorMessage;
-  } catch {
-    // Not JSON: the cause is the message itself.
-  }
-  return cause;
 }
 
 /** Progress on stderr: one line per phase, and a live bar per load step (queue and p95 read from Prometheus). */
@@ -429,7 +341,7 @@ async function calibrateOnAws(opts: LocalOptions): Promise<void> {
       new StartExecutionCommand({ stateMachineArn: arn, name, input: JSON.stringify(raw) }),
     );
     if (executionArn === undefined)
-      throw calibrationFailure('States.Runtime', 'StartExecution returned no execution ARN');
+      throw executionFailure('States.Runtime', 'StartExecution returned no execution ARN');
     process.stderr.write(`Started ${executionArn}\n`);
     // GetExecutionHistory has no "since": each poll reads the history again and prints the events not yet printed.
     let printed = 0;
@@ -455,7 +367,7 @@ async function calibrateOnAws(opts: LocalOptions): Promise<void> {
         process.stdout.write(`${output.report?.summary ?? 'calibration succeeded (no report in the output)'}\n`);
         return;
       }
-      throw calibrationFailure(
+      throw executionFailure(
         execution.error ?? `Execution${execution.status ?? 'Failed'}`,
         execution.cause ?? `the execution ended ${execution.status ?? 'without a status'}`,
       );

@@ -1,18 +1,20 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { scaledObject } from '../../shared/kube/manifests/scaledObject.js';
-import { renderSummaryText } from '../../shared/calibration/report.js';
-import type { CalibrationReport } from '../../shared/calibration/types.js';
-import { runConstantArrivalLoad } from '../../sim/load/constantArrival.js';
-import { loadProfile } from '../../sim/twin/loadProfile.js';
-import { startTwin, type Twin } from '../../sim/twin/twin.js';
-import { measureCapacity } from '../../sim/vllm/capacity.js';
+import { scaledObject } from '../../shared/keda/index.js';
+import { type CalibrationReport, renderSummaryText } from '../../shared/calibration/index.js';
+import {
+  loadProfile,
+  measureCapacity,
+  runConstantArrivalLoad,
+  startTwin,
+  subscribeSlackNotifier,
+  type Twin,
+  twinAlertEvaluator,
+  twinPreflight,
+} from '../../sim/harness/index.js';
 import { positiveNumber } from '../options.js';
-import { ruleByName } from '../../shared/alerts/rules/registry.js';
-import { formatPreflightReport } from '../../shared/preflight/format.js';
-import type { PreflightReport } from '../../shared/preflight/types.js';
-import { subscribeSlackNotifier, twinAlertEvaluator } from '../twinAlerts.js';
-import { twinPreflight } from '../twinPreflight.js';
+import { ruleByName } from '../../shared/alerts/rules/index.js';
+import { formatPreflightReport, type PreflightReport } from '../../shared/preflight/index.js';
 import { calibrateTwin } from './calibrate.js';
 
 /** The demo's request shape: short completions keep the load cheap for a laptop. */

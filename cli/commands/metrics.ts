@@ -1,14 +1,14 @@
-import { Logger } from '@aws-lambda-powertools/logger';
 import type { Command } from 'commander';
-import type { Context } from 'aws-lambda';
-import type { CollectResult } from '../../shared/collector/types.js';
-import { assertDuration } from '../../shared/metrics/promql.js';
-import { readCatalog } from '../../shared/metrics/readCatalog.js';
-import { readTwinState } from '../../sim/twin/stateFile.js';
-import { createHandler, depsFromEnvironment } from '../../functions/metrics-collector/handler.js';
+import { assertDuration, readCatalog } from '../../shared/metrics/index.js';
+import {
+  functionLogger,
+  readTwinState,
+  twinCollector,
+  twinMetricsSource,
+  twinTarget,
+} from '../../sim/harness/index.js';
 import { table } from '../output.js';
 import { printJson } from '../options.js';
-import { twinMetricsSource, twinTarget, useTwinCredentials } from '../twinContext.js';
 
 export function registerMetricsCommands(program: Command): void {
   const metrics = program.command('metrics').description('the Tier 1/2/3 metrics of the monitoring guide');
@@ -22,20 +22,12 @@ export function registerMetricsCommands(program: Command): void {
     .option('--json', 'print the collector result as JSON')
     .action(async (opts: { stateFile: string; rateWindow: string; verbose?: boolean; json?: boolean }) => {
       const state = await readTwinState(opts.stateFile);
-      useTwinCredentials();
       // The same handler the Lambda runs, configured the way serverless.yml configures it, but with the twin's URLs.
-      const env = {
-        TARGETS: JSON.stringify([twinTarget(state)]),
-        AMP_WORKSPACE_URL: state.prometheusUrl,
-        AWS_REGION: state.aws.region,
-        CLOUDWATCH_ENDPOINT: state.aws.cloudwatchEndpoint,
-        RATE_WINDOW: opts.rateWindow,
-      };
-      const logger = new Logger({ serviceName: 'metrics-collector', logLevel: opts.verbose ? 'INFO' : 'SILENT' });
-      const handler = createHandler(depsFromEnvironment(env, logger));
-      const result = (await handler({ time: new Date().toISOString() }, lambdaContext('metrics-collector'))) as
-        CollectResult | undefined;
-      if (!result) throw new Error('the collector returned nothing');
+      const collect = twinCollector(state, {
+        rateWindow: opts.rateWindow,
+        logger: functionLogger('metrics-collector', opts.verbose),
+      });
+      const result = await collect();
       if (opts.json) return printJson(result);
       process.stdout.write(
         table(
@@ -86,23 +78,4 @@ export function registerMetricsCommands(program: Command): void {
       for (const s of result.skipped) process.stdout.write(`skipped ${s.queryId}: ${s.reason}\n`);
       for (const f of result.failures) process.stdout.write(`FAILED ${f.queryId}: ${f.error.message}\n`);
     });
-}
-
-/** The parts of a Lambda context the handlers read, for running them outside Lambda. */
-export function lambdaContext(functionName: string, timeoutMs = 60_000): Context {
-  const deadline = Date.now() + timeoutMs;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '512',
-    awsRequestId: crypto.randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
 }

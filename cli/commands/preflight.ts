@@ -1,11 +1,8 @@
 import type { Command } from 'commander';
 import { PreflightFunctionError } from '../../functions/preflight/errors.js';
-import { formatPreflightReport } from '../../shared/preflight/format.js';
-import { CHECK_STATUSES } from '../../shared/preflight/types.js';
-import { readTwinState } from '../../sim/twin/stateFile.js';
+import { CHECK_STATUSES, formatPreflightReport } from '../../shared/preflight/index.js';
+import { functionLogger, readTwinState, twinPreflight } from '../../sim/harness/index.js';
 import { printJson } from '../options.js';
-import { functionLogger } from '../twinAlerts.js';
-import { twinPreflight } from '../twinPreflight.js';
 
 /** Exit codes of `vllm-pilot preflight`: 1 means a check failed, 2 a bad option (as commander's usage errors). */
 export const PREFLIGHT_EXIT_CODES = { pass: 0, fail: 1, usage: 2 } as const;

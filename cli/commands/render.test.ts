@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { KubeManifestInputError } from '../../shared/kube/errors.js';
+import { KubeManifestInputError } from '../../shared/kube/index.js';
 import { applySetOptions, readInputFile, renderManifests } from './render.js';
 
 function documents(yamlText: string): Array<{ kind: string; metadata: { name: string } }> {

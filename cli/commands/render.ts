@@ -2,18 +2,19 @@ import { readFile } from 'node:fs/promises';
 import { Argument, InvalidArgumentError, type Command } from 'commander';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import * as z from 'zod';
-import { KubeManifestInputError } from '../../shared/kube/errors.js';
-import { ampTriggerAuthentication } from '../../shared/kube/manifests/ampTriggerAuthentication.js';
-import { controlPlaneRbac } from '../../shared/kube/manifests/controlPlaneRbac.js';
-import { k6LoadJob } from '../../shared/kube/manifests/k6LoadJob.js';
-import { k6ScriptConfigMap } from '../../shared/kube/manifests/k6ScriptConfigMap.js';
-import { k6WarmupJob } from '../../shared/kube/manifests/k6WarmupJob.js';
-import { parseInput } from '../../shared/kube/manifests/parseInput.js';
-import { scaledObject } from '../../shared/kube/manifests/scaledObject.js';
-import { vllmDeployment } from '../../shared/kube/manifests/vllmDeployment.js';
-import { vllmService, vllmServiceUrl } from '../../shared/kube/manifests/vllmService.js';
-import { vllmServiceMonitor } from '../../shared/kube/manifests/vllmServiceMonitor.js';
-import type { KubeObject } from '../../shared/kube/types.js';
+import { KubeManifestInputError, type KubeObject } from '../../shared/kube/index.js';
+import {
+  controlPlaneRbac,
+  k6LoadJob,
+  k6ScriptConfigMap,
+  k6WarmupJob,
+  parseInput,
+  vllmDeployment,
+  vllmService,
+  vllmServiceMonitor,
+  vllmServiceUrl,
+} from '../../shared/kube/manifests/index.js';
+import { ampTriggerAuthentication, scaledObject } from '../../shared/keda/index.js';
 import { printJson } from '../options.js';
 
 /**

@@ -1,12 +1,16 @@
 import { rm } from 'node:fs/promises';
 import { Argument, type Command, InvalidArgumentError } from 'commander';
-import { runConstantArrivalLoad } from '../../sim/load/constantArrival.js';
-import { type ActiveFault, FAULT_KINDS } from '../../sim/twin/faults.js';
-import { loadProfile } from '../../sim/twin/loadProfile.js';
-import { readTwinState } from '../../sim/twin/stateFile.js';
-import { startTwin } from '../../sim/twin/twin.js';
-import { subscribeSlackNotifier } from '../twinAlerts.js';
-import { measureCapacity, measureLatency } from '../../sim/vllm/capacity.js';
+import {
+  type ActiveFault,
+  FAULT_KINDS,
+  loadProfile,
+  measureCapacity,
+  measureLatency,
+  readTwinState,
+  runConstantArrivalLoad,
+  startTwin,
+  subscribeSlackNotifier,
+} from '../../sim/harness/index.js';
 import { formatNumber, progressBar, table, writeProgress } from '../output.js';
 import { positiveInteger, positiveNumber, positiveNumberList, printJson } from '../options.js';
 

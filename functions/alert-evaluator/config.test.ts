@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { DEFAULT_ALERT_SETTINGS } from '../../shared/alerts/settings.js';
-import { ConfigInvalidError } from '../../shared/config/errors.js';
+import { DEFAULT_ALERT_SETTINGS } from '../../shared/alerts/rules/index.js';
+import { ConfigInvalidError } from '../../shared/config/index.js';
 import { loadAlertEvaluatorConfig } from './config.js';
 
 const target = {

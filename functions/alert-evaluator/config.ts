@@ -1,7 +1,6 @@
 import * as z from 'zod';
-import { parseAlertTargets, type AlertTarget } from '../../shared/alerts/settings.js';
-import { parseEnvironmentWithTargets } from '../../shared/config/environment.js';
-import { httpUrl, region, TABLE_NAME, TOPIC_ARN } from '../../shared/config/awsFormats.js';
+import { type AlertTarget, parseAlertTargets } from '../../shared/alerts/rules/index.js';
+import { httpUrl, parseEnvironmentWithTargets, region, TABLE_NAME, TOPIC_ARN } from '../../shared/config/index.js';
 
 /** The alert evaluator's settings, read once from the Lambda environment. */
 export interface AlertEvaluatorConfig {

@@ -1,8 +1,8 @@
-import type { AlertCycleSummary } from '../../shared/alerts/runAlertCycle.js';
+import type { AlertCycleSummary } from '../../shared/alerts/index.js';
 
 /**
  * Errors of the alert-evaluator function. Every class extends `AlertEvaluatorError` and sets `name` (the Lambda error
- * metric and alarms see it). Configuration errors are `ConfigInvalidError` (shared/config).
+ * log and the Errors metric see it). Configuration errors are `ConfigInvalidError` (shared/config).
  */
 
 /** Base class of the errors raised by the alert-evaluator handler itself. */

@@ -1,20 +1,27 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
-import { startDynamoDbTwin, type DynamoDbTwin } from '../../sim/aws/dynamodb.js';
-import { startSnsTwin, type SnsTwin } from '../../sim/aws/sns.js';
-import type { AlertMessage } from '../../shared/alerts/message.js';
-import { SnsAlertPublisher } from '../../shared/alerts/notify/SnsAlertPublisher.js';
-import { DynamoDbAlertStateStore } from '../../shared/alerts/state/DynamoDbAlertStateStore.js';
-import { fixtureEvaluation, fixtureInstance } from '../../shared/alerts/state/fixtures.js';
-import { ALERT_STATE_TABLE } from '../../shared/alerts/state/table.js';
-import { VirtualClock } from '../../shared/clock/clock.js';
-import { ConfigInvalidError } from '../../shared/config/errors.js';
-import type { Target } from '../../shared/metrics/types.js';
+import {
+  type DynamoDbTwin,
+  lambdaContext,
+  type SnsTwin,
+  startDynamoDbTwin,
+  startSnsTwin,
+} from '../../sim/harness/index.js';
+import type { AlertMessage } from '../../shared/alerts/index.js';
+import { SnsAlertPublisher } from '../../shared/alerts/notify/index.js';
+import {
+  ALERT_STATE_TABLE,
+  DynamoDbAlertStateStore,
+  fixtureEvaluation,
+  fixtureInstance,
+} from '../../shared/alerts/state/index.js';
+import { VirtualClock } from '../../shared/clock/index.js';
+import { ConfigInvalidError, type Target } from '../../shared/config/index.js';
 import { loadAlertEvaluatorConfig } from './config.js';
 import { AlertEvaluatorAllTargetsFailedError, AlertEvaluatorEventInvalidError } from './errors.js';
 import { createHandler, depsFromEnvironment, handler, type EvaluateFn } from './handler.js';
-import { CapturingLogger, lambdaTestContext } from '../shared/testing.js';
+import { CapturingLogger } from '../shared/testing.js';
 
 const TABLE = 'vllm-eks-pilot-alert-state';
 const SNS_SECRET = 'twin-sns-not-a-secret-wJalrXUtnFEMI';
@@ -32,7 +39,7 @@ const scheduledEvent = {
   detail: {},
 };
 
-const contextFor = (awsRequestId: string) => lambdaTestContext('alert-evaluator', { awsRequestId });
+const contextFor = (awsRequestId: string) => lambdaContext('alert-evaluator', { awsRequestId });
 
 const targetJson = (name: string) => ({
   name,

@@ -4,34 +4,29 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import * as z from 'zod';
-import { evaluateTarget } from '../../shared/alerts/evaluate.js';
-import { SnsAlertPublisher } from '../../shared/alerts/notify/SnsAlertPublisher.js';
-import { DEFAULT_ALERT_SETTINGS } from '../../shared/alerts/settings.js';
-import type { AlertPublisher } from '../../shared/alerts/notify/types.js';
 import {
+  ALERT_NAMES,
+  type AlertCycleSummary,
+  type AlertPublisher,
+  type AlertSettings,
+  type AlertStateStore,
   runAlertCycle,
   summarizeAlertCycle,
   TARGET_CYCLE_STATUS,
-  type AlertCycleSummary,
   type TargetCycleResult,
-} from '../../shared/alerts/runAlertCycle.js';
-import { DynamoDbAlertStateStore } from '../../shared/alerts/state/DynamoDbAlertStateStore.js';
-import type { AlertStateStore } from '../../shared/alerts/state/types.js';
-import { ALERT_NAMES, type AlertSettings, type TargetEvaluation } from '../../shared/alerts/types.js';
-import { systemClock, type Clock } from '../../shared/clock/clock.js';
-import { formatPath } from '../../shared/config/zodIssues.js';
-import { HttpMetricsSource } from '../../shared/metrics/ampClient.js';
-import type { Target } from '../../shared/metrics/types.js';
-import { mapWithConcurrency } from '../../shared/util/mapWithConcurrency.js';
+  type TargetEvaluation,
+} from '../../shared/alerts/index.js';
+import { DEFAULT_ALERT_SETTINGS, evaluateTarget } from '../../shared/alerts/rules/index.js';
+import { SnsAlertPublisher } from '../../shared/alerts/notify/index.js';
+import { DynamoDbAlertStateStore } from '../../shared/alerts/state/index.js';
+import { type Clock, systemClock } from '../../shared/clock/index.js';
+import { HttpMetricsSource } from '../../shared/metrics/index.js';
+import type { Target } from '../../shared/config/index.js';
+import { mapWithConcurrency } from '../../shared/util/index.js';
 import { loadAlertEvaluatorConfig, type AlertEvaluatorConfig } from './config.js';
 import { AlertEvaluatorAllTargetsFailedError, AlertEvaluatorEventInvalidError } from './errors.js';
 import { lazyLambdaEntry } from '../shared/lambdaEntry.js';
-
-/** Only `time` matters; EventBridge adds other fields that may change, so they pass through unchecked. */
-const scheduledEventSchema = z.looseObject({
-  time: z.iso.datetime({ offset: true, error: 'must be an ISO-8601 date-time (EventBridge sets it)' }),
-});
+import { parseEvent, scheduledEventSchema } from '../shared/parseEvent.js';
 
 const MAX_LOGGED_ITEMS = 10;
 /** Per attempt; with the SDK's 3 attempts a call still ends far inside DEFAULT_CLAIM_TTL_MS. */
@@ -56,13 +51,9 @@ export function createHandler(deps: AlertEvaluatorDeps) {
   const settingsByTarget = new Map(config.targets.map(({ target, settings }) => [target.name, settings]));
 
   const evaluatorHandler = async (event: unknown, context: Context): Promise<AlertCycleSummary> => {
-    const parsed = scheduledEventSchema.safeParse(event);
-    if (!parsed.success)
-      throw new AlertEvaluatorEventInvalidError(
-        parsed.error.issues.map((issue) => `${formatPath('event', issue.path)}: ${issue.message}`),
-      );
+    const { time } = parseEvent(scheduledEventSchema, event, (issues) => new AlertEvaluatorEventInvalidError(issues));
     // The scheduled minute, never later than now: Prometheus has no samples from the future.
-    const timeMs = Math.min(Date.parse(parsed.data.time), clock.now());
+    const timeMs = Math.min(Date.parse(time), clock.now());
 
     const evaluations = await mapWithConcurrency(config.targets, config.concurrency, async ({ target, settings }) => {
       try {
@@ -88,8 +79,9 @@ export function createHandler(deps: AlertEvaluatorDeps) {
     const summary = summarizeAlertCycle(result);
     logger.info('alert evaluation finished', { evaluationTime: new Date(timeMs).toISOString(), ...summary.totals });
 
-    // Every target failed: throw, so the Lambda Errors metric and its alarm fire and EventBridge retries. Some
-    // failed: return normally; the state makes the next run retry exactly what did not go out.
+    // Every target failed: throw, so the invocation counts in the Lambda Errors metric and Lambda's asynchronous
+    // retries get another chance. Some failed: return normally; the state makes the next run retry exactly what did
+    // not go out.
     if (summary.totals.targets > 0 && summary.totals.failedTargets === summary.totals.targets)
       throw new AlertEvaluatorAllTargetsFailedError(summary);
     return summary;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigInvalidError } from '../../shared/config/errors.js';
+import { ConfigInvalidError } from '../../shared/config/index.js';
 import { loadCalibrationConfig } from './config.js';
 
 const VALID = { AWS_REGION: 'us-east-2', REPORT_BUCKET: 'vllm-pilot-reports', HISTORY_TABLE: 'calibration-history' };

@@ -1,7 +1,5 @@
 import * as z from 'zod';
-import { ConfigInvalidError } from '../../shared/config/errors.js';
-import { toConfigIssues } from '../../shared/config/zodIssues.js';
-import { httpUrl, REGION } from '../../shared/config/awsFormats.js';
+import { ConfigInvalidError, httpUrl, REGION, toConfigIssues } from '../../shared/config/index.js';
 
 /** The calibration functions' settings, read once per Lambda container from its environment. */
 export interface CalibrationConfig {

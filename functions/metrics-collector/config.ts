@@ -1,10 +1,6 @@
 import * as z from 'zod';
-import { PUT_METRIC_DATA_LIMITS } from '../../shared/cloudwatch/limits.js';
-import { namespaceProblem } from '../../shared/cloudwatch/validate.js';
-import { parseTargets } from '../../shared/config/targets.js';
-import type { Target } from '../../shared/metrics/types.js';
-import { parseEnvironmentWithTargets } from '../../shared/config/environment.js';
-import { httpUrl, REGION } from '../../shared/config/awsFormats.js';
+import { namespaceProblem, PUT_METRIC_DATA_LIMITS } from '../../shared/cloudwatch/index.js';
+import { httpUrl, parseEnvironmentWithTargets, parseTargets, REGION, type Target } from '../../shared/config/index.js';
 
 /** The metrics collector's settings, read once from the Lambda environment. */
 export interface CollectorConfig {

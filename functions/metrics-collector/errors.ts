@@ -1,6 +1,6 @@
 /**
  * Errors of the metrics-collector function. Every class extends `MetricsCollectorError` and sets `name` (the Lambda
- * error metric and alarms see it). Configuration errors are `ConfigInvalidError` (shared/config); a run in which every
+ * error metric and the logs see it). Configuration errors are `ConfigInvalidError` (shared/config); a run in which every
  * target failed is `CollectorAllTargetsFailedError` (shared/collector).
  */
 

@@ -1,18 +1,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { startCloudWatchTwin, type CloudWatchTwin } from '../../sim/aws/cloudwatch.js';
-import { VirtualClock } from '../../shared/clock/clock.js';
-import { CloudWatchMetricsSink } from '../../shared/cloudwatch/CloudWatchMetricsSink.js';
-import { CollectorAllTargetsFailedError } from '../../shared/collector/errors.js';
-import { ConfigInvalidError } from '../../shared/config/errors.js';
-import { CATALOG } from '../../shared/metrics/catalog.js';
-import { MetricsHttpError } from '../../shared/metrics/errors.js';
-import { DCGM_LABELS } from '../../shared/metrics/promql.js';
-import type { MetricsSource } from '../../shared/metrics/types.js';
+import { type CloudWatchTwin, lambdaContext, startCloudWatchTwin } from '../../sim/harness/index.js';
+import { VirtualClock } from '../../shared/clock/index.js';
+import { CloudWatchMetricsSink } from '../../shared/cloudwatch/index.js';
+import { CollectorAllTargetsFailedError } from '../../shared/collector/index.js';
+import { ConfigInvalidError } from '../../shared/config/index.js';
+import { CATALOG, DCGM_LABELS, MetricsHttpError, type MetricsSource } from '../../shared/metrics/index.js';
 import { loadCollectorConfig } from './config.js';
 import { MetricsCollectorEventInvalidError } from './errors.js';
 import { createHandler, handler } from './handler.js';
-import { CapturingLogger, lambdaTestContext } from '../shared/testing.js';
+import { CapturingLogger } from '../shared/testing.js';
 
 const SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYTWINSECRET';
 
@@ -29,7 +26,7 @@ const scheduledEvent = {
   detail: {},
 };
 
-const context = lambdaTestContext('metrics-collector');
+const context = lambdaContext('metrics-collector');
 
 const healthySource: MetricsSource = {
   instant: (_query, options) =>

@@ -3,24 +3,21 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import * as z from 'zod';
-import { systemClock, type Clock } from '../../shared/clock/clock.js';
-import { CloudWatchMetricsSink } from '../../shared/cloudwatch/CloudWatchMetricsSink.js';
-import type { MetricsSink } from '../../shared/cloudwatch/types.js';
-import { collectMetrics } from '../../shared/collector/collectMetrics.js';
-import { CollectorAllTargetsFailedError } from '../../shared/collector/errors.js';
-import type { CollectResult, ReadCatalogFn, TargetCollectResult } from '../../shared/collector/types.js';
-import { formatPath } from '../../shared/config/zodIssues.js';
-import { HttpMetricsSource } from '../../shared/metrics/ampClient.js';
-import type { MetricsSource, Target } from '../../shared/metrics/types.js';
+import { type Clock, systemClock } from '../../shared/clock/index.js';
+import { CloudWatchMetricsSink, type MetricsSink } from '../../shared/cloudwatch/index.js';
+import {
+  collectMetrics,
+  CollectorAllTargetsFailedError,
+  type CollectResult,
+  type ReadCatalogFn,
+  type TargetCollectResult,
+} from '../../shared/collector/index.js';
+import { HttpMetricsSource, type MetricsSource } from '../../shared/metrics/index.js';
+import type { Target } from '../../shared/config/index.js';
 import { loadCollectorConfig, type CollectorConfig } from './config.js';
 import { MetricsCollectorEventInvalidError } from './errors.js';
 import { lazyLambdaEntry, withDeadline } from '../shared/lambdaEntry.js';
-
-/** Only `time` matters; EventBridge adds other fields that may change, so they pass through unchecked. */
-const scheduledEventSchema = z.looseObject({
-  time: z.iso.datetime({ offset: true, error: 'must be an ISO-8601 date-time (EventBridge sets it)' }),
-});
+import { parseEvent, scheduledEventSchema } from '../shared/parseEvent.js';
 
 /** Stop starting work this long before the Lambda deadline, so the result is still logged and returned. */
 const DEADLINE_MARGIN_MS = 3_000;
@@ -45,14 +42,10 @@ export function createHandler(deps: MetricsCollectorDeps) {
     context: Context,
     { signal }: { signal: AbortSignal },
   ): Promise<CollectResult> => {
-    const parsed = scheduledEventSchema.safeParse(event);
-    if (!parsed.success)
-      throw new MetricsCollectorEventInvalidError(
-        parsed.error.issues.map((issue) => `${formatPath('event', issue.path)}: ${issue.message}`),
-      );
+    const { time } = parseEvent(scheduledEventSchema, event, (issues) => new MetricsCollectorEventInvalidError(issues));
     // EventBridge's `time` is the scheduled minute: evaluating there puts datapoints on the minute and lets a manual
     // invoke backfill a missed one. Never later than now: Prometheus has no samples from the future.
-    const timeMs = Math.min(Date.parse(parsed.data.time), clock.now());
+    const timeMs = Math.min(Date.parse(time), clock.now());
 
     const result = await collectMetrics(
       {
@@ -81,8 +74,8 @@ export function createHandler(deps: MetricsCollectorDeps) {
       evaluationTime: new Date(result.timeMs).toISOString(),
     });
 
-    // Every target failed: throw, so the Lambda Errors metric and its alarm fire and EventBridge's async retries get
-    // another chance at a transient outage. Some failed: return normally with the failures in the result and the
+    // Every target failed: throw, so the invocation counts in the Lambda Errors metric and Lambda's asynchronous
+    // retries get another chance at a transient outage. Some failed: return normally with the failures in the result and the
     // logs; throwing would retry (and double-publish) the targets that succeeded and hide their good data.
     if (result.targets.length > 0 && failed === result.targets.length) throw new CollectorAllTargetsFailedError(result);
     return result;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigInvalidError } from '../../shared/config/errors.js';
-import { DEFAULT_PREFLIGHT_SETTINGS } from '../../shared/preflight/settings.js';
+import { ConfigInvalidError } from '../../shared/config/index.js';
+import { DEFAULT_PREFLIGHT_SETTINGS } from '../../shared/preflight/index.js';
 import { loadPreflightConfig } from './config.js';
 
 const target = {

@@ -1,12 +1,23 @@
 import * as z from 'zod';
-import { parseEnvironmentWithTargets } from '../../shared/config/environment.js';
-import { ConfigInvalidError, type ConfigIssue } from '../../shared/config/errors.js';
-import { targetSchema, TARGET_NAME_RULES, uniqueTargetList } from '../../shared/config/targets.js';
-import { toConfigIssues } from '../../shared/config/zodIssues.js';
-import { PreflightSettingsInvalidError } from '../../shared/preflight/errors.js';
-import { parsePreflightSettings } from '../../shared/preflight/settings.js';
-import type { PreflightSettings, PreflightTarget } from '../../shared/preflight/types.js';
-import { httpUrl, region, TABLE_NAME, TOPIC_ARN } from '../../shared/config/awsFormats.js';
+import {
+  ConfigInvalidError,
+  type ConfigIssue,
+  httpUrl,
+  parseEnvironmentWithTargets,
+  region,
+  TABLE_NAME,
+  TARGET_NAME_RULES,
+  targetSchema,
+  toConfigIssues,
+  TOPIC_ARN,
+  uniqueTargetList,
+} from '../../shared/config/index.js';
+import {
+  parsePreflightSettings,
+  type PreflightSettings,
+  PreflightSettingsInvalidError,
+  type PreflightTarget,
+} from '../../shared/preflight/index.js';
 
 /** The preflight function's settings, read once per Lambda container from its environment. */
 export interface PreflightConfig {

@@ -1,6 +1,6 @@
 /**
  * Errors of the preflight function. Every class extends `PreflightFunctionError` and sets `name` (the Lambda error
- * metric and alarms see it). Configuration errors are `ConfigInvalidError` (shared/config).
+ * metric and the logs see it). Configuration errors are `ConfigInvalidError` (shared/config).
  */
 
 /** Base class of the errors raised by the preflight handler itself. */

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { startEksTwin, type EksTwin } from '../../sim/aws/eks.js';
-import { startSnsTwin, type SnsTwin } from '../../sim/aws/sns.js';
-import { VirtualClock } from '../../shared/clock/clock.js';
+import { type EksTwin, lambdaContext, type SnsTwin, startEksTwin, startSnsTwin } from '../../sim/harness/index.js';
+import { VirtualClock } from '../../shared/clock/index.js';
 import {
   CHECK_IDS,
   type CheckId,
@@ -9,11 +8,11 @@ import {
   type CheckStatus,
   type PreflightReport,
   type PreflightTarget,
-} from '../../shared/preflight/types.js';
+} from '../../shared/preflight/index.js';
 import { PreflightEventInvalidError, PreflightPublishError, PreflightTargetUnknownError } from './errors.js';
 import { createHandler, depsFromEnvironment, type CheckTargetFn, type PreflightDeps } from './handler.js';
 import type { PreflightSummary } from './notification.js';
-import { CapturingLogger, lambdaTestContext } from '../shared/testing.js';
+import { CapturingLogger } from '../shared/testing.js';
 
 const REGION = 'us-east-2';
 
@@ -30,7 +29,7 @@ const scheduledEvent = {
   detail: {},
 };
 
-const context = lambdaTestContext('preflight', { awsRequestId: 'req-1' });
+const context = lambdaContext('preflight', { awsRequestId: 'req-1' });
 
 const targetJson = (name: string, cluster = 'prod'): PreflightTarget => ({
   name,

@@ -1,31 +1,28 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EKSClient } from '@aws-sdk/client-eks';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import * as z from 'zod';
-import { DynamoDbHistoryStore } from '../../shared/calibration/history/DynamoDbHistoryStore.js';
-import { systemClock, type Clock } from '../../shared/clock/clock.js';
-import { formatPath } from '../../shared/config/zodIssues.js';
-import { connectToEks } from '../../shared/kube/connectToEks.js';
-import type { ClusterClient } from '../../shared/kube/types.js';
-import { HttpMetricsSource } from '../../shared/metrics/ampClient.js';
-import { HttpAlertRulesSource } from '../../shared/metrics/rulesClient.js';
-import { formatPreflightReport } from '../../shared/preflight/format.js';
-import { runPreflight } from '../../shared/preflight/runPreflight.js';
+import { DynamoDbHistoryStore } from '../../shared/calibration/history/index.js';
+import { type Clock, systemClock } from '../../shared/clock/index.js';
+import { ClusterConnections, type ClusterClient, lazyClusterClient } from '../../shared/kube/index.js';
+import { HttpAlertRulesSource, HttpMetricsSource } from '../../shared/metrics/index.js';
 import {
   CHECK_STATUSES,
   type CheckStatus,
+  formatPreflightReport,
   type PreflightReport,
   type PreflightTarget,
-} from '../../shared/preflight/types.js';
-import { mapWithConcurrency } from '../../shared/util/mapWithConcurrency.js';
+} from '../../shared/preflight/index.js';
+import { runPreflight } from '../../shared/preflight/checks/index.js';
+import { mapWithConcurrency } from '../../shared/util/index.js';
 import { lazyLambdaEntry, withDeadline } from '../shared/lambdaEntry.js';
 import { loadPreflightConfig, type PreflightConfig } from './config.js';
 import { PreflightEventInvalidError, PreflightPublishError, PreflightTargetUnknownError } from './errors.js';
 import { preflightNotification, worstStatus, type PreflightNotification } from './notification.js';
+import { parseEvent } from '../shared/parseEvent.js';
 
 /**
  * Either an EventBridge scheduled event (no `targets`: every target) or an on-demand `{ "targets": [...] }`.
@@ -109,12 +106,8 @@ export function createHandler(deps: PreflightDeps) {
 
 /** The targets the event asks for: all for a scheduled event or an empty list; else exactly the named ones. */
 export function selectTargets(targets: readonly PreflightTarget[], event: unknown): PreflightTarget[] {
-  const parsed = eventSchema.safeParse(event ?? {});
-  if (!parsed.success)
-    throw new PreflightEventInvalidError(
-      parsed.error.issues.map((issue) => `${formatPath('event', issue.path)}: ${issue.message}`),
-    );
-  const names = parsed.data.targets ?? [];
+  const parsed = parseEvent(eventSchema, event ?? {}, (issues) => new PreflightEventInvalidError(issues));
+  const names = parsed.targets ?? [];
   if (names.length === 0) return [...targets];
   const known = targets.map((t) => t.name);
   const unknown = names.filter((name) => !known.includes(name));
@@ -138,31 +131,6 @@ function logReport(logger: Logger, report: PreflightReport): void {
   else logger.error('target failed preflight', line);
 }
 
-/**
- * A ClusterClient that connects on first use. A cluster that cannot be reached (DescribeCluster refused, no such
- * cluster) then fails only the checks that read it, each naming the error, while the AMP checks still run.
- */
-function lazyCluster(connect: () => Promise<ClusterClient>): ClusterClient {
-  let connection: Promise<ClusterClient> | undefined;
-  // A Proxy, not a hand-written delegate, so every ClusterClient method (present and future) is forwarded.
-  return new Proxy({} as ClusterClient, {
-    get: (_target, method: string | symbol) => {
-      if (method === 'then') return undefined; // not a thenable: `await lazyCluster(...)` must not call it
-      return async (...args: unknown[]) => {
-        // A failed connection is forgotten, so the next run of this container tries again.
-        connection ??= connect().catch((error: unknown) => {
-          connection = undefined;
-          throw error;
-        });
-        const client = (await connection) as unknown as Record<string | symbol, (...a: unknown[]) => unknown>;
-        const fn = client[method];
-        if (typeof fn !== 'function') throw new TypeError(`ClusterClient has no method ${String(method)}`);
-        return fn.apply(client, args);
-      };
-    },
-  });
-}
-
 /** Builds the real adapters from the environment: EKS, AMP over SigV4, DynamoDB and SNS through the SDK. */
 export function depsFromEnvironment(
   env: Readonly<Record<string, string | undefined>>,
@@ -178,16 +146,14 @@ export function depsFromEnvironment(
   const dynamo = new DynamoDBClient({ region: config.region, requestHandler, ...endpoint(config.dynamoDbEndpoint) });
   const history = new DynamoDbHistoryStore({ client: dynamo, tableName: config.historyTable });
   const sns = new SNSClient({ region: config.region, requestHandler, ...endpoint(config.snsEndpoint) });
-  const eks = new EKSClient({ region: config.region, requestHandler, ...endpoint(config.eksEndpoint) });
-  const clusters = new Map<string, ClusterClient>();
-  const clusterFor = (name: string): ClusterClient => {
-    let cluster = clusters.get(name);
-    if (cluster === undefined) {
-      cluster = lazyCluster(() => connectToEks({ clusterName: name, region: config.region, eks, clock }));
-      clusters.set(name, cluster);
-    }
-    return cluster;
-  };
+  // One connection per cluster for the life of the container, made on first use: a cluster that cannot be reached
+  // then fails only the checks that read it, each naming the error, while the AMP checks still run.
+  const connections = new ClusterConnections({
+    ...(config.eksEndpoint === undefined ? {} : { eksEndpoint: config.eksEndpoint }),
+    requestHandler,
+    clock,
+  });
+  const clusterFor = (name: string): ClusterClient => lazyClusterClient(() => connections.get(config.region, name));
   logger.info('configuration loaded', {
     targets: config.targets.map((t) => t.name),
     ampWorkspaceUrl: config.ampWorkspaceUrl,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigInvalidError } from '../../shared/config/errors.js';
+import { ConfigInvalidError } from '../../shared/config/index.js';
 import { loadSlackNotifierConfig } from './config.js';
 
 describe('Function: loadSlackNotifierConfig', () => {

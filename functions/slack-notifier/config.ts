@@ -1,8 +1,6 @@
 import * as z from 'zod';
-import { ConfigInvalidError } from '../../shared/config/errors.js';
-import { toConfigIssues } from '../../shared/config/zodIssues.js';
-import { WEBHOOK_SECRET_DEFAULTS } from '../../shared/slack/webhookSecret.js';
-import { REGION } from '../../shared/config/awsFormats.js';
+import { ConfigInvalidError, REGION, toConfigIssues } from '../../shared/config/index.js';
+import { WEBHOOK_SECRET_DEFAULTS } from '../../shared/slack/index.js';
 
 /** The slack-notifier's settings, read once from the Lambda environment. */
 export interface SlackNotifierConfig {

@@ -1,6 +1,6 @@
 /**
  * Errors of the slack-notifier function. Every class extends `SlackNotifierError` and sets `name` (Lambda's error
- * metric, the async-invocation DLQ record and alarms see it). Configuration errors are `ConfigInvalidError`
+ * metric, the async-invocation DLQ record and the logs see it). Configuration errors are `ConfigInvalidError`
  * (shared/config); Slack's own errors are in shared/slack/errors.ts and arrive here as causes.
  */
 

@@ -1,17 +1,20 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SNSEvent } from 'aws-lambda';
-import { startSecretsManagerTwin, type SecretsManagerTwin } from '../../sim/aws/secretsManager.js';
-import { startSlackWebhookSink, type SlackWebhookSink } from '../../sim/slack/webhookSink.js';
-import type { AlertMessage } from '../../shared/alerts/message.js';
-import { ConfigInvalidError } from '../../shared/config/errors.js';
-import { slackMessageFor } from '../../shared/slack/blockKit.js';
-import { SlackWebhookClient } from '../../shared/slack/SlackWebhookClient.js';
+import {
+  lambdaContext,
+  type SecretsManagerTwin,
+  type SlackWebhookSink,
+  startSecretsManagerTwin,
+  startSlackWebhookSink,
+} from '../../sim/harness/index.js';
+import type { AlertMessage } from '../../shared/alerts/index.js';
+import { ConfigInvalidError } from '../../shared/config/index.js';
+import { slackMessageFor, SlackWebhookClient, WebhookUrlProvider } from '../../shared/slack/index.js';
 import { kvCacheFiring, kvCacheResolved } from '../../shared/slack/testing/alertMessages.js';
-import { WebhookUrlProvider } from '../../shared/slack/webhookSecret.js';
 import { SlackNotifierDeliveryFailedError, SlackNotifierEventInvalidError } from './errors.js';
 import { createHandler, handler } from './handler.js';
-import { CapturingLogger, lambdaTestContext } from '../shared/testing.js';
+import { CapturingLogger } from '../shared/testing.js';
 
 const REGION = 'us-east-2';
 const TOPIC = 'arn:aws:sns:us-east-2:123456789012:vllm-eks-pilot-alerts';
@@ -46,7 +49,7 @@ function snsEvent(message: unknown, messageId = '95df01b4-ee98-5cb9-9903-4c221d4
   };
 }
 
-const context = lambdaTestContext('slack-notifier', { remainingMs: 30_000 });
+const context = lambdaContext('slack-notifier', { remainingMs: 30_000 });
 
 describe('Function: createHandler', () => {
   let secrets: SecretsManagerTwin;

@@ -4,15 +4,19 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SNSEvent } from 'aws-lambda';
 import * as z from 'zod';
-import { ALERT_MESSAGE_VERSION, alertMessageSchema, type AlertMessage } from '../../shared/alerts/message.js';
-import { formatPath } from '../../shared/config/zodIssues.js';
-import { slackMessageFor } from '../../shared/slack/blockKit.js';
-import { SlackError } from '../../shared/slack/errors.js';
-import { SlackWebhookClient, type SlackPostResult } from '../../shared/slack/SlackWebhookClient.js';
-import { WebhookUrlProvider } from '../../shared/slack/webhookSecret.js';
+import { ALERT_MESSAGE_VERSION, type AlertMessage, alertMessageSchema } from '../../shared/alerts/index.js';
+import {
+  SlackError,
+  slackMessageFor,
+  type SlackPostResult,
+  SlackWebhookClient,
+  WebhookUrlProvider,
+} from '../../shared/slack/index.js';
 import { loadSlackNotifierConfig } from './config.js';
 import { SlackNotifierDeliveryFailedError, SlackNotifierEventInvalidError } from './errors.js';
 import { lazyLambdaEntry, withDeadline } from '../shared/lambdaEntry.js';
+import { formatPath } from '../../shared/config/index.js';
+import { parseEvent } from '../shared/parseEvent.js';
 
 /** Only what the notifier reads; SNS adds fields (signature, attributes) that pass through unchecked. */
 const snsEventSchema = z.looseObject({
@@ -55,18 +59,14 @@ export function createHandler(deps: SlackNotifierDeps) {
     context: Context,
     { signal }: { signal: AbortSignal },
   ): Promise<SlackNotifierResult> => {
-    const parsed = snsEventSchema.safeParse(event);
-    if (!parsed.success)
-      throw new SlackNotifierEventInvalidError(
-        parsed.error.issues.map((issue) => `${formatPath('event', issue.path)}: ${issue.message}`),
-      );
+    const parsed = parseEvent(snsEventSchema, event, (issues) => new SlackNotifierEventInvalidError(issues));
     const deadline = withDeadline(signal, context, DEADLINE_MARGIN_MS);
     const result: SlackNotifierResult = { delivered: [], skipped: [] };
     const failures: Array<{ messageId: string; error: string; retryable: boolean }> = [];
     let firstFailure: unknown;
 
     // SNS invokes Lambda with one record per event; several are handled in turn all the same.
-    for (const record of parsed.data.Records) {
+    for (const record of parsed.Records) {
       const messageId = record.Sns.MessageId;
       const message = readAlertMessage(record.Sns.Message);
       if (!message.ok) {

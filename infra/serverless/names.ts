@@ -2,7 +2,7 @@
  * Names the stack's parts share: CloudFormation logical ids, serverless function keys, and the ids osls derives
  * from a function key (osls lib/plugins/aws/lib/naming.js: `<Key>LambdaFunction`, `<Key>LogGroup`).
  */
-import { CALIBRATION_FUNCTIONS, type CalibrationFunctionName } from '../../functions/calibration/handlers.js';
+import { CALIBRATION_STEPS, type CalibrationStepName } from '../../shared/calibration/workflow/index.js';
 
 /** A CloudFormation value: a literal or an intrinsic function. */
 export type CfnValue = string | { Ref: string } | { 'Fn::GetAtt': [string, string] } | { 'Fn::Sub': string };
@@ -26,11 +26,11 @@ export const LOGICAL_IDS = {
 export const MAIN_FUNCTIONS = ['metricsCollector', 'alertEvaluator', 'slackNotifier', 'preflight'] as const;
 export type MainFunctionKey = (typeof MAIN_FUNCTIONS)[number];
 
-/** The calibration task names, in CALIBRATION_FUNCTIONS order (the state machine's order of first use). */
-export const CALIBRATION_TASKS = Object.keys(CALIBRATION_FUNCTIONS) as CalibrationFunctionName[];
+/** The calibration task names, in CALIBRATION_STEPS order (the state machine's order of first use). */
+export const CALIBRATION_TASKS = Object.keys(CALIBRATION_STEPS) as CalibrationStepName[];
 
 /** The serverless function key of a calibration task: `calibration` + its name (`calibrationDeploy`). */
-export function calibrationFunctionKey(task: CalibrationFunctionName): string {
+export function calibrationFunctionKey(task: CalibrationStepName): string {
   return `calibration${upperFirst(task)}`;
 }
 

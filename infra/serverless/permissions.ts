@@ -3,7 +3,7 @@
  * in IAM (actions on one resource). Every function gets its own role with exactly its capabilities plus writing its
  * own log group; test/stack.test.ts reads the packaged template back and checks it.
  */
-import type { CalibrationFunctionName } from '../../functions/calibration/handlers.js';
+import type { CalibrationStepName } from '../../shared/calibration/workflow/index.js';
 import { LOGICAL_IDS, type CfnValue } from './names.js';
 import type { StackSettings } from './settings.js';
 
@@ -17,7 +17,7 @@ export interface IamStatement {
 }
 
 interface Capability {
-  /** Why a function holds it, in one line (the README lists these). */
+  /** Why a function holds it, in one line. */
   why: string;
   statement: (settings: StackSettings) => IamStatement;
 }
@@ -160,9 +160,9 @@ export const FUNCTION_CAPABILITIES = {
 /**
  * The calibration tasks, read from their code (functions/calibration/<name>.ts and the ports in deps.ts):
  * `deps.cluster` needs eks:DescribeCluster, `deps.metricsSource` AMP, `deps.reports` S3, `deps.history` DynamoDB.
- * Keyed by CALIBRATION_FUNCTIONS' names, so a new task does not compile until its permissions are written here.
+ * Keyed by CALIBRATION_STEPS' names, so a new task does not compile until its permissions are written here.
  */
-export const CALIBRATION_CAPABILITIES: Record<CalibrationFunctionName, readonly CapabilityName[]> = {
+export const CALIBRATION_CAPABILITIES: Record<CalibrationStepName, readonly CapabilityName[]> = {
   validateInput: [],
   deploy: ['eksDescribeCluster'],
   checkRollout: ['eksDescribeCluster'],

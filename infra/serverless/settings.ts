@@ -3,16 +3,13 @@
  * so that a bad target or ARN fails `osls package` with the field named, not every Lambda invocation after deploy.
  */
 import * as z from 'zod';
-import { ALERT_MESSAGE_ATTRIBUTES } from '../../shared/alerts/message.js';
-import { parseAlertTargets } from '../../shared/alerts/settings.js';
-import { namespaceProblem } from '../../shared/cloudwatch/validate.js';
-import { ConfigInvalidError } from '../../shared/config/errors.js';
-import { parseTargets } from '../../shared/config/targets.js';
-import { formatPath } from '../../shared/config/zodIssues.js';
-import { parsePreflightSettings } from '../../shared/preflight/settings.js';
+import { ALERT_MESSAGE_ATTRIBUTES } from '../../shared/alerts/index.js';
+import { parseAlertTargets } from '../../shared/alerts/rules/index.js';
+import { namespaceProblem } from '../../shared/cloudwatch/index.js';
+import { ConfigInvalidError, formatPath, parseTargets, REGION, REGION_PATTERN } from '../../shared/config/index.js';
+import { parsePreflightSettings } from '../../shared/preflight/index.js';
 import { parsePreflightTargets } from '../../functions/preflight/config.js';
 import { StackSettingsInvalidError, type StackSettingsIssue } from './errors.js';
-import { REGION } from '../../shared/config/awsFormats.js';
 
 /** What the stack is built from: the stage parameters, checked, with each function's view of the targets. */
 export interface StackSettings {
@@ -45,8 +42,9 @@ const KNOWN_TARGET_FIELDS: ReadonlySet<string> = new Set(Object.values(TARGET_FI
 // AMP workspace ids are "ws-" and a UUID (AMP API reference, CreateWorkspace response).
 const WORKSPACE_ID = /^ws-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 // Secrets Manager ARNs end with "-" and six random characters that IAM needs to match the secret exactly.
-const SECRET_ARN =
-  /^arn:aws[a-z-]*:secretsmanager:[a-z]{2}(-[a-z]+)+-\d+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$/;
+const SECRET_ARN = new RegExp(
+  `^arn:aws[a-z-]*:secretsmanager:${REGION_PATTERN}:\\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$`,
+);
 // serverless service and stage names end up in Lambda function names (letters, digits, "-", "_").
 const NAME = /^[A-Za-z][A-Za-z0-9-]{0,40}$/;
 

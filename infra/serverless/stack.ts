@@ -1,11 +1,11 @@
 /**
- * The generated part of serverless.yml: the calibration functions (one per CALIBRATION_FUNCTIONS entry), one IAM
+ * The generated part of serverless.yml: the calibration functions (one per CALIBRATION_STEPS entry), one IAM
  * role per function, the tables (from their one definition in shared/), topics, bucket and queue, and the state
  * machine's DefinitionSubstitutions. serverless.yml loads it through osls/stack.js; test/stack.test.ts checks the result.
  */
-import { CALIBRATION_FUNCTIONS } from '../../functions/calibration/handlers.js';
-import { ALERT_STATE_KEY, ALERT_STATE_TABLE } from '../../shared/alerts/state/table.js';
-import { CALIBRATION_HISTORY_TABLE } from '../../shared/calibration/history/table.js';
+import { CALIBRATION_STEPS } from '../../shared/calibration/workflow/index.js';
+import { ALERT_STATE_KEY, ALERT_STATE_TABLE } from '../../shared/alerts/state/index.js';
+import { CALIBRATION_HISTORY_TABLE } from '../../shared/calibration/history/index.js';
 import {
   CALIBRATION_TASKS,
   calibrationFunctionKey,
@@ -57,7 +57,7 @@ export function buildStack(input: unknown): BuiltStack {
     definitionSubstitutions: {
       ...Object.fromEntries(
         CALIBRATION_TASKS.map((task) => [
-          CALIBRATION_FUNCTIONS[task].placeholder,
+          CALIBRATION_STEPS[task].placeholder,
           { 'Fn::GetAtt': [lambdaLogicalId(calibrationFunctionKey(task)), 'Arn'] },
         ]),
       ),
@@ -205,9 +205,7 @@ export function buildStack(input: unknown): BuiltStack {
         return [
           key,
           {
-            handler: `functions/calibration/lambda.handlers.${task}`,
-            // One bundle serves every task: serverless-esbuild reads the file from here, the handler names the export.
-            esbuildEntrypoint: 'functions/calibration/lambda.ts',
+            handler: `functions/calibration/${task}.handler`,
             description: `vLLM calibration task ${task} (state machine ${LOGICAL_IDS.stateMachine})`,
             role: roleLogicalId(key),
             ...CALIBRATION_FUNCTION_DEFAULTS,

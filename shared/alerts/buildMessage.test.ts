@@ -3,8 +3,8 @@ import { buildAlertMessage } from './buildMessage.js';
 import type { NotifyDecision } from './decide.js';
 import { alertMessageSchema } from './message.js';
 import { AlertMessageInvalidError } from './pipelineErrors.js';
-import { FIXTURE_T0, fixtureInstance, fixtureState } from './state/fixtures.js';
-import type { AlertState } from './state/types.js';
+import { FIXTURE_T0, fixtureInstance, fixtureState } from './state/index.js';
+import type { AlertState } from './alertState.js';
 
 const instance = fixtureInstance();
 

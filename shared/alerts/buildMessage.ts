@@ -1,7 +1,7 @@
 import type { NotifyDecision } from './decide.js';
 import { ALERT_MESSAGE_VERSION, alertMessageSchema, type AlertMessage } from './message.js';
 import { AlertMessageInvalidError } from './pipelineErrors.js';
-import { formatPath } from '../config/zodIssues.js';
+import { formatPath } from '../config/index.js';
 
 /**
  * Builds the v1 SNS message of a notify decision and validates it with `alertMessageSchema`, so nothing a subscriber

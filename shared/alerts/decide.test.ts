@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { decide, type AlertDecision, type NotifyDecision } from './decide.js';
 import { AlertEvaluationInvalidError } from './pipelineErrors.js';
-import { FIXTURE_T0, fixtureEvaluation, fixtureInstance, fixtureRecord } from './state/fixtures.js';
-import type { AlertStateRecord, SentNotification } from './state/types.js';
+import { FIXTURE_T0, fixtureEvaluation, fixtureInstance, fixtureRecord } from './state/index.js';
+import type { AlertStateRecord, SentNotification } from './alertState.js';
 import type { AlertInstance, TargetEvaluation } from './types.js';
 
 const MINUTE = 60_000;

@@ -1,6 +1,6 @@
 import type { NotifyReason } from './message.js';
 import { AlertEvaluationInvalidError } from './pipelineErrors.js';
-import type { AlertContent, AlertState, AlertStateRecord } from './state/types.js';
+import type { AlertContent, AlertState, AlertStateRecord } from './alertState.js';
 import {
   ALERT_NAMES,
   type AlertInstance,

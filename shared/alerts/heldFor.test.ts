@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { PromqlInvalidArgumentError } from '../metrics/errors.js';
+import { PromqlInvalidArgumentError } from '../metrics/index.js';
 import { heldForQuery, resolutionFor } from './heldFor.js';
 
 describe('Function: resolutionFor', () => {

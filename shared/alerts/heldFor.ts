@@ -1,4 +1,4 @@
-import { PromqlInvalidArgumentError } from '../metrics/errors.js';
+import { PromqlInvalidArgumentError } from '../metrics/index.js';
 
 /**
  * A rule's `for` evaluated in PromQL, so that a scheduled evaluator (one Lambda a minute) needs no pending state.

@@ -1,16 +1,22 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
-import { startDynamoDbTwin, type DynamoDbTwin } from '../../sim/aws/dynamodb.js';
-import { startSnsTwin, type SnsTwin } from '../../sim/aws/sns.js';
-import { VirtualClock } from '../clock/clock.js';
+import { type DynamoDbTwin, type SnsTwin, startDynamoDbTwin, startSnsTwin } from '../../sim/harness/index.js';
+import { VirtualClock } from '../clock/index.js';
 import type { AlertMessage } from './message.js';
-import { SnsAlertPublisher } from './notify/SnsAlertPublisher.js';
-import { runAlertCycle, summarizeAlertCycle, type AlertCycleLogger, type RunAlertCycleInput } from './runAlertCycle.js';
-import { DynamoDbAlertStateStore } from './state/DynamoDbAlertStateStore.js';
-import { FIXTURE_T0, FIXTURE_TARGET, fixtureEvaluation, fixtureInstance, fixtureState } from './state/fixtures.js';
-import { ALERT_STATE_TABLE } from './state/table.js';
-import type { AlertStateRecord, AlertStateStore } from './state/types.js';
+import { SnsAlertPublisher } from './notify/index.js';
+import type { LoggerPort } from '../log/index.js';
+import { runAlertCycle, summarizeAlertCycle, type RunAlertCycleInput } from './runAlertCycle.js';
+import {
+  ALERT_STATE_TABLE,
+  DynamoDbAlertStateStore,
+  FIXTURE_T0,
+  FIXTURE_TARGET,
+  fixtureEvaluation,
+  fixtureInstance,
+  fixtureState,
+} from './state/index.js';
+import type { AlertStateRecord, AlertStateStore } from './alertState.js';
 import { ALERT_NAMES, type AlertInstance, type TargetEvaluation } from './types.js';
 
 const TABLE = 'vllm-eks-pilot-alert-state';
@@ -380,10 +386,11 @@ describe('Function: runAlertCycle', () => {
     // Prepare
     const { input, clock } = world();
     const lines: Array<[string, string, Record<string, unknown>]> = [];
-    const log: AlertCycleLogger = {
-      info: (message, fields) => lines.push(['info', message, fields]),
-      warn: (message, fields) => lines.push(['warn', message, fields]),
-      error: (message, fields) => lines.push(['error', message, fields]),
+    const log: LoggerPort = {
+      debug: () => undefined,
+      info: (message, fields = {}) => lines.push(['info', message, fields]),
+      warn: (message, fields = {}) => lines.push(['warn', message, fields]),
+      error: (message, fields = {}) => lines.push(['error', message, fields]),
     };
     sns.failNextRequests(1, 500);
 

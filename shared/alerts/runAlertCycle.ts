@@ -1,19 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../clock/clock.js';
-import { mapWithConcurrency } from '../util/mapWithConcurrency.js';
+import type { Clock } from '../clock/index.js';
+import { mapWithConcurrency } from '../util/index.js';
 import { buildAlertMessage } from './buildMessage.js';
 import { decide, type AlertDecision, type NotifyDecision } from './decide.js';
 import { groupNotifications, type AlertGroup } from './group.js';
 import type { AlertMessage, NotifyReason } from './message.js';
-import type { AlertPublisher, PublishOutcome } from './notify/types.js';
+import type { AlertPublisher, PublishOutcome } from './publisher.js';
 import { AlertPipelineInputInvalidError, AlertPublishError, describeCause } from './pipelineErrors.js';
 import {
-  DEFAULT_CLAIM_TTL_MS,
-  RESOLVED_RETENTION_SECONDS,
   type AlertStateRecord,
   type AlertStateStore,
-} from './state/types.js';
+  DEFAULT_CLAIM_TTL_MS,
+  RESOLVED_RETENTION_SECONDS,
+} from './alertState.js';
 import type { AlertName, AlertSettings, AlertStatus, Severity, TargetEvaluation } from './types.js';
+import type { LoggerPort } from '../log/index.js';
 
 /**
  * The notification pipeline, written out in one place like Alertmanager's notify.go: per target, read the state →
@@ -22,13 +23,6 @@ import type { AlertName, AlertSettings, AlertStatus, Severity, TargetEvaluation 
  * notification that must precede a new incident of the same instance goes first; the new incident follows only once
  * the resolved one is committed.
  */
-
-/** The logging the cycle needs; the Powertools Logger fits. */
-export interface AlertCycleLogger {
-  info(message: string, fields: Record<string, unknown>): void;
-  warn(message: string, fields: Record<string, unknown>): void;
-  error(message: string, fields: Record<string, unknown>): void;
-}
 
 export interface RunAlertCycleInput {
   /** One evaluation per target (target names must be unique). */
@@ -40,7 +34,7 @@ export interface RunAlertCycleInput {
   clock: Clock;
   /** Who runs this cycle (the Lambda request id): part of every claim id, for the logs. */
   evaluatorId: string;
-  log?: AlertCycleLogger;
+  log?: LoggerPort;
   /** How long a claim lives. Default DEFAULT_CLAIM_TTL_MS (60 s). */
   claimTtlMs?: number;
   /** Targets processed at once. Default 4. */

@@ -1,5 +1,5 @@
-import type { LabelMatcher } from '../metrics/promql.js';
-import type { MetricsSource, Target } from '../metrics/types.js';
+import type { LabelMatcher, MetricsSource } from '../metrics/index.js';
+import type { Target } from '../config/index.js';
 
 /**
  * The alerting contracts: the five rules of the monitoring guide (section 6), the instances they produce, and the

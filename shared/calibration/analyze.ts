@@ -1,6 +1,6 @@
 /**
  * The analysis of a calibration: where one replica saturates, its capacity, and the autoscaling thresholds derived
- * from the last stable step, each with the reason and the formula (the method: README, "Calibration").
+ * from the last stable step, each with the reason and the formula (the method: docs/calibration.md).
  *
  * The formulas reproduce the AWS EKS guide "Identify scaling metric thresholds for AI inference" from its own
  * measurements: stable up to 50 req/s with p95 ≈ 2.5 s, saturated at 60 req/s → queue threshold 25, p95 guardrail
@@ -10,7 +10,7 @@ import { CalibrationMeasurementError } from './errors.js';
 import { floor1, fmt, round1 } from './format.js';
 import type { CalibrationInput } from './input.js';
 import { classifyStep } from './measure.js';
-import { kneeEstimate, type KneeEstimate } from './strategies/capacityEstimate.js';
+import { kneeEstimate, type KneeEstimate } from './capacityEstimate.js';
 import type { CalibrationAnalysis, Derived, StepMeasurement, Thresholds } from './types.js';
 
 /** KEDA's activationThreshold for the queue trigger (the guide's ScaledObject: "1"). */

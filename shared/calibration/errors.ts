@@ -83,5 +83,20 @@ export class CalibrationMeasurementError extends CalibrationError {
   }
 }
 
+/** Another execution is calibrating the same Deployment (its marker annotation is on it). */
+export class CalibrationTargetBusyError extends CalibrationError {
+  constructor(
+    readonly deployment: string,
+    readonly otherExecution: string,
+    annotation: string,
+  ) {
+    super(
+      `Deployment ${deployment} is being calibrated by execution ${JSON.stringify(otherExecution)} (annotation ` +
+        `${annotation}); wait for it to finish, or remove the annotation if that execution is gone`,
+    );
+    this.name = 'CalibrationTargetBusyError';
+  }
+}
+
 /** Error names the state machine retries (transient). */
 export const RETRYABLE_ERROR_NAMES = ['CalibrationDependencyUnavailableError'] as const;

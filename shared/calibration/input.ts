@@ -1,8 +1,7 @@
 import * as z from 'zod';
-import { TARGET_NAME_RULES } from '../config/targets.js';
-import { toConfigIssues } from '../config/zodIssues.js';
+import { REGION, TARGET_NAME_RULES, toConfigIssues } from '../config/index.js';
 import { CalibrationInputInvalidError } from './errors.js';
-import { STRATEGY_NAMES } from './strategies/registry.js';
+import { STRATEGY_NAMES, type StrategyName } from './strategyNames.js';
 
 /**
  * The calibration's input, validated by ValidateInput before anything touches the cluster. Strict: an unknown key
@@ -14,8 +13,6 @@ export const EARLY_STOP_CONFIDENCES = [0.9, 0.95, 0.99] as const;
 
 /** The AWS guide's plan: 10, 20, ... 70 requests/s. */
 export const GUIDE_RATES = [10, 20, 30, 40, 50, 60, 70] as const;
-
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
 
 function rule(r: { pattern: RegExp; accepted: string }) {
   return z.string({ error: `must be a string; accepted: ${r.accepted}` }).regex(r.pattern, {
@@ -84,7 +81,7 @@ export const calibrationInputSchema = z.strictObject({
     .strictObject({
       strategy: z
         .string({ error: 'must be a strategy name' })
-        .refine((name) => STRATEGY_NAMES.includes(name), {
+        .refine((name): name is StrategyName => (STRATEGY_NAMES as readonly string[]).includes(name), {
           error: (issue) => `unknown strategy ${JSON.stringify(issue.input)}; accepted: ${STRATEGY_NAMES.join(', ')}`,
         })
         .default('linear'),
@@ -205,7 +202,7 @@ export const calibrationInputSchema = z.strictObject({
     .prefault({}),
   /** The latency SLO: a step whose p95 end-to-end latency exceeds it counts as saturated. Optional. */
   slo: z.strictObject({ p95LatencySeconds: seconds('p95 latency SLO').optional() }).prefault({}),
-  /** The knobs of the threshold formulas (README, "How thresholds are derived"). */
+  /** The knobs of the threshold formulas (docs/calibration.md, "How thresholds are derived"). */
   thresholds: z
     .strictObject({
       /** The queue threshold holds at most this much work at the last stable rate. */

@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HttpMetricsSource } from '../metrics/ampClient.js';
-import { MetricsHttpError } from '../metrics/errors.js';
-import { K6_SUMMARY_MARKER } from '../kube/k6.js';
+import { HttpMetricsSource, MetricsHttpError } from '../metrics/index.js';
+import { K6_SUMMARY_MARKER } from '../kube/index.js';
 import {
   CalibrationDependencyUnavailableError,
   CalibrationInputInvalidError,

@@ -3,11 +3,9 @@
  * verdict (stable or saturated, with the reasons). Also the readiness gate run before the first step, and the
  * parsing of the k6 summary from the Job's log.
  */
-import { MetricsError } from '../metrics/errors.js';
-import type { InstantSample, MetricsSource, RangeSeries } from '../metrics/types.js';
-import { K6_SUMMARY_MARKER, k6SummarySchema, type K6Summary } from '../kube/k6.js';
-import { mapWithConcurrency } from '../util/mapWithConcurrency.js';
-import { mean } from '../util/stats.js';
+import { type InstantSample, MetricsError, type MetricsSource, type RangeSeries } from '../metrics/index.js';
+import { K6_SUMMARY_MARKER, type K6Summary, k6SummarySchema } from '../kube/index.js';
+import { mapWithConcurrency, mean } from '../util/index.js';
 import {
   CalibrationDependencyUnavailableError,
   CalibrationInputInvalidError,

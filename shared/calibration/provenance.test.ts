@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { vllmDeployment } from '../kube/manifests/vllmDeployment.js';
-import type { KubeObject } from '../kube/types.js';
+import { vllmDeployment } from '../kube/manifests/index.js';
+import type { KubeObject } from '../kube/index.js';
 import { CalibrationTargetNotFoundError } from './errors.js';
 import { buildProvenance, canonicalJson, podTemplateHash } from './provenance.js';
 import { testInput } from './testing/steps.js';

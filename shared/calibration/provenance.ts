@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import type { KubeObject } from '../kube/types.js';
+import type { KubeObject } from '../kube/index.js';
 import { CalibrationTargetNotFoundError } from './errors.js';
 import type { CalibrationInput } from './input.js';
 import type { Provenance } from './types.js';

@@ -1,6 +1,6 @@
 /**
  * The fixed numbers of the saturation verdict and of the readiness gate, in one place: the verdict, the docs
- * (README, "Calibration") and the tests read them from here.
+ * (docs/calibration.md) and the tests read them from here.
  *
  * Source of the rules: the AWS EKS guide "Identify scaling metric thresholds for AI inference" calls a replica
  * saturated at the rate where "it can no longer keep up with incoming requests": the queue

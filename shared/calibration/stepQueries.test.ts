@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { PromqlInvalidArgumentError } from '../metrics/errors.js';
+import { PromqlInvalidArgumentError } from '../metrics/index.js';
 import { calibrationTarget, readinessQueries, scrapeSamplesQuery, stepQueries, windowDuration } from './stepQueries.js';
 import { testInput } from './testing/steps.js';
 

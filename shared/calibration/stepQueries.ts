@@ -3,7 +3,6 @@
  * from shared/metrics/promql.ts (values escaped, renamed vLLM series asked under both names); this file only adds
  * the window functions the calibration needs (`increase`, `*_over_time`, `count`) around them.
  */
-import { VLLM } from '../metrics/names.js';
 import {
   aggregate,
   assertDuration,
@@ -11,11 +10,12 @@ import {
   histogramQuantile,
   overVllmNames,
   ratio,
+  VLLM,
   vllmGauge,
-  vllmSelector,
   type VllmMetricRef,
-} from '../metrics/promql.js';
-import type { Target } from '../metrics/types.js';
+  vllmSelector,
+} from '../metrics/index.js';
+import type { Target } from '../config/index.js';
 import type { CalibrationInput } from './input.js';
 
 /** The queries of one step, evaluated at the end of its hold window (the queue one as a range over the window). */

@@ -1,4 +1,4 @@
-import type { K6Summary } from '../kube/k6.js';
+import type { K6Summary } from '../kube/index.js';
 
 /**
  * Contracts of the calibration: what the strategies, the measurement, the analysis, the workflow handlers and the
@@ -91,7 +91,7 @@ export interface StepMeasurement {
   ending?: StepEnding;
 }
 
-/** A derived value with the reason and formula that produced it (for the report, the logs and the README). */
+/** A derived value with the reason and formula that produced it (for the report, the logs and docs/calibration.md). */
 export interface Derived<T> {
   value: T;
   reason: string;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { startCloudWatchTwin, type CloudWatchTwin } from '../../sim/aws/cloudwatch.js';
+import { type CloudWatchTwin, startCloudWatchTwin } from '../../sim/harness/index.js';
 import { CloudWatchMetricsSink } from './CloudWatchMetricsSink.js';
 import { CloudWatchBatchFailedError, CloudWatchNamespaceInvalidError } from './errors.js';
 import type { Datum } from './types.js';

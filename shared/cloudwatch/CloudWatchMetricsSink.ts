@@ -5,7 +5,7 @@ import {
   CloudWatchPublishAbortedError,
 } from './errors.js';
 import { PUT_METRIC_DATA_LIMITS } from './limits.js';
-import { mapWithConcurrency } from '../util/mapWithConcurrency.js';
+import { mapWithConcurrency } from '../util/index.js';
 import { planBatches, type BatchLimits } from './planBatches.js';
 import type { Datum, FailedBatch, MetricsSink, PublishResult } from './types.js';
 import { namespaceProblem } from './validate.js';

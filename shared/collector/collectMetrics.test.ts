@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { startCloudWatchTwin, type CloudWatchTwin } from '../../sim/aws/cloudwatch.js';
-import { VirtualClock } from '../clock/clock.js';
-import { CloudWatchMetricsSink } from '../cloudwatch/CloudWatchMetricsSink.js';
-import { CATALOG } from '../metrics/catalog.js';
-import { MetricsNetworkError } from '../metrics/errors.js';
-import { DCGM_LABELS } from '../metrics/promql.js';
-import type { InstantSample, MetricsSource, Target } from '../metrics/types.js';
+import { type CloudWatchTwin, startCloudWatchTwin } from '../../sim/harness/index.js';
+import { VirtualClock } from '../clock/index.js';
+import { CloudWatchMetricsSink } from '../cloudwatch/index.js';
+import { CATALOG, DCGM_LABELS, type InstantSample, MetricsNetworkError, type MetricsSource } from '../metrics/index.js';
+import type { Target } from '../config/index.js';
 import { collectMetrics } from './collectMetrics.js';
 import type { CollectorDeps } from './types.js';
 

@@ -1,7 +1,7 @@
-import { mapWithConcurrency } from '../util/mapWithConcurrency.js';
-import type { PublishResult } from '../cloudwatch/types.js';
-import { readCatalog } from '../metrics/readCatalog.js';
-import type { CatalogResult, Target } from '../metrics/types.js';
+import { mapWithConcurrency } from '../util/index.js';
+import type { PublishResult } from '../cloudwatch/index.js';
+import { type CatalogResult, readCatalog } from '../metrics/index.js';
+import type { Target } from '../config/index.js';
 import { toDatums } from './toDatums.js';
 import {
   TARGET_STATUS,

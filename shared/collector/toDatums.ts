@@ -1,5 +1,6 @@
-import type { Datum, Dimension } from '../cloudwatch/types.js';
-import type { CatalogReading, Target } from '../metrics/types.js';
+import type { Datum, Dimension } from '../cloudwatch/index.js';
+import type { CatalogReading } from '../metrics/index.js';
+import type { Target } from '../config/index.js';
 
 /** CloudWatch dimension names, and the reading dimension each per-Pod / per-GPU one comes from. */
 export const DIMENSION_NAMES = {

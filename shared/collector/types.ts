@@ -1,6 +1,8 @@
-import type { Clock } from '../clock/clock.js';
-import type { MetricsSink } from '../cloudwatch/types.js';
-import type { CatalogResult, MetricsSource, Target } from '../metrics/types.js';
+import type { Clock } from '../clock/index.js';
+import type { MetricsSink } from '../cloudwatch/index.js';
+import type { CatalogResult, MetricsSource } from '../metrics/index.js';
+import type { Target } from '../config/index.js';
+import type { LoggerPort } from '../log/index.js';
 
 /** The shape of `readCatalog` (shared/metrics/readCatalog.ts), injectable so tests can stand in for it. */
 export type ReadCatalogFn = (
@@ -9,11 +11,6 @@ export type ReadCatalogFn = (
   options: { timeMs: number; rateWindow?: string; signal?: AbortSignal },
 ) => Promise<CatalogResult>;
 
-/** The few logger methods the collector uses; Powertools' Logger fits. */
-export interface CollectorLogger {
-  debug(message: string, attributes: Record<string, unknown>): void;
-}
-
 export interface CollectorDeps {
   /** The metrics source (AMP workspace or Prometheus) that holds `target`'s series. */
   sourceFor(target: Target): MetricsSource;
@@ -21,7 +18,7 @@ export interface CollectorDeps {
   /** Default: the real `readCatalog`. */
   readCatalog?: ReadCatalogFn;
   clock: Clock;
-  logger?: CollectorLogger;
+  logger?: LoggerPort;
 }
 
 export interface CollectOptions {

@@ -5,10 +5,12 @@ import * as z from 'zod';
  * stack's parameters), so a bad value is refused the same way, naming the variable, wherever it appears.
  */
 
-/** An AWS region name: `us-east-2`, `ap-northeast-1`, `us-gov-west-1`. */
-export const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+/** An AWS region name inside a larger pattern (an ARN): `us-east-2`, `ap-northeast-1`, `us-gov-west-1`. */
+export const REGION_PATTERN = '[a-z]{2}(?:-[a-z]+)+-\\d+';
+/** An AWS region name. */
+export const REGION = new RegExp(`^${REGION_PATTERN}$`);
 /** SNS topic ARN (partition aws, aws-cn, aws-us-gov); topic names are 1-256 of [A-Za-z0-9_-]. */
-export const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z]{2}(-[a-z]+)+-\d+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
+export const TOPIC_ARN = new RegExp(`^arn:aws[a-z-]*:sns:${REGION_PATTERN}:\\d{12}:[A-Za-z0-9_-]{1,256}$`);
 /** DynamoDB table names: 3-255 of [a-zA-Z0-9_.-] (DynamoDB naming rules). */
 export const TABLE_NAME = /^[a-zA-Z0-9_.-]{3,255}$/;
 

@@ -1,7 +1,26 @@
 import * as z from 'zod';
-import type { Target } from '../metrics/types.js';
 import { ConfigInvalidError, type ConfigIssue } from './errors.js';
 import { toConfigIssues } from './zodIssues.js';
+
+/**
+ * A deployment this product watches. Its fields become PromQL label matchers (escaped) and CloudWatch dimensions.
+ */
+export interface Target {
+  /** A short unique name for logs and results, e.g. `prod-ministral`. */
+  name: string;
+  /** EKS cluster name (a CloudWatch dimension; also a matcher when `clusterLabel` is set). */
+  cluster: string;
+  namespace: string;
+  /** The vLLM Deployment; its Pods are named `<deployment>-<hash>-<suffix>`. */
+  deployment: string;
+  /** The `model_name` label (vLLM's `--served-model-name`). */
+  model: string;
+  /**
+   * The label that carries the cluster name in a shared workspace (often `cluster`, set as an external label by
+   * the Prometheus that remote-writes to AMP). When unset, series are not filtered by cluster.
+   */
+  clusterLabel?: string;
+}
 
 /**
  * Naming rules the target fields must follow, each with its source, so a bad value is refused here with a message

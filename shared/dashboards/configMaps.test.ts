@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { grafanaDashboardConfigMaps } from './configMaps.js';
 import { DashboardInvalidOptionError } from './errors.js';
-import { DASHBOARDS } from './index.js';
+import { DASHBOARDS } from './dashboards.js';
 
 describe('Function: grafanaDashboardConfigMaps', () => {
   it("makes one ConfigMap per dashboard in `monitoring`, labelled for Grafana's sidecar", () => {

@@ -1,9 +1,9 @@
-import { TARGET_NAME_RULES } from '../config/targets.js';
-import { MANAGED_BY } from '../kube/manifests/labels.js';
-import type { KubeObject } from '../kube/types.js';
+import { TARGET_NAME_RULES } from '../config/index.js';
+import { MANAGED_BY } from '../kube/manifests/index.js';
+import type { KubeObject } from '../kube/index.js';
 import { DashboardInvalidOptionError } from './errors.js';
 import { dashboardJson } from './grafanaJson.js';
-import { DASHBOARDS } from './index.js';
+import { DASHBOARDS } from './dashboards.js';
 import type { GrafanaDashboard } from './types.js';
 
 /**

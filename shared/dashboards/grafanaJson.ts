@@ -1,5 +1,4 @@
-import { VLLM } from '../metrics/names.js';
-import { eq, selector } from '../metrics/promql.js';
+import { eq, selector, VLLM } from '../metrics/index.js';
 import type {
   DashboardSpec,
   GrafanaDashboard,

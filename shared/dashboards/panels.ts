@@ -1,6 +1,5 @@
-import { catalogEntry } from '../metrics/catalog.js';
-import type { CatalogBuildOptions } from '../metrics/catalog.js';
-import type { Target } from '../metrics/types.js';
+import { type CatalogBuildOptions, catalogEntry } from '../metrics/index.js';
+import type { Target } from '../config/index.js';
 import type { PanelQuery } from './types.js';
 import { builtQuery, catalogQuery } from './variables.js';
 

@@ -1,5 +1,4 @@
-import { VLLM } from '../metrics/names.js';
-import { vllmHistogramQuantile } from '../metrics/promql.js';
+import { VLLM, vllmHistogramQuantile } from '../metrics/index.js';
 import { describe, fromBuilder, fromCatalog, LEGENDS } from './panels.js';
 import { GRAFANA_UNITS, type DashboardSpec } from './types.js';
 

@@ -1,4 +1,4 @@
-import { aggregate, scale, vllmGauge } from '../metrics/promql.js';
+import { aggregate, scale, vllmGauge } from '../metrics/index.js';
 import { describe, fromBuilder, fromCatalog, LEGENDS } from './panels.js';
 import { GRAFANA_UNITS, type DashboardSpec } from './types.js';
 

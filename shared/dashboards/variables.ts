@@ -4,9 +4,16 @@
  * validate both: a Grafana variable cannot pass through them. So the builders get placeholders that survive their
  * escaping unchanged, and `toTemplate` swaps the placeholders for the variables afterwards.
  */
-import { catalogEntry, type CatalogBuildOptions } from '../metrics/catalog.js';
-import { assertDuration, escapeLabelValue, formatMatchers, matchRegex, podNamePattern } from '../metrics/promql.js';
-import type { Target } from '../metrics/types.js';
+import {
+  assertDuration,
+  type CatalogBuildOptions,
+  catalogEntry,
+  escapeLabelValue,
+  formatMatchers,
+  matchRegex,
+  podNamePattern,
+} from '../metrics/index.js';
+import type { Target } from '../config/index.js';
 import { DashboardMissingVariableError, DashboardTemplateError } from './errors.js';
 
 /** The dashboards' template variables (names as they appear after `$`). */

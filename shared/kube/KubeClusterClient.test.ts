@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { KubeError } from './errors.js';
 import {
   KubeAlreadyExistsError,
   KubeBadRequestError,
   KubeConflictError,
+  type KubeError,
   KubeForbiddenError,
   KubeInvalidArgumentError,
   KubeInvalidError,

@@ -1,25 +1,25 @@
 /**
- * The ClusterClient adapter over @kubernetes/client-node 1.4: `KubernetesObjectApi` for objects of any kind,
- * `AppsV1Api` for the scale subresource, `CoreV1Api` for Pod logs. It works on plain JSON (no class instances, no
- * Date objects), maps every failure to a named `KubeError`, and writes as the field manager `vllm-eks-pilot`.
+ * The ClusterClient adapter over @kubernetes/client-node 1.4: `KubernetesObjectApi` for objects of any kind, and
+ * the scale subresource, Pod logs and the Pod proxy as the generated `AppsV1Api`/`CoreV1Api` request them, sent
+ * through the same client-node `Configuration` (shared/kube/clientNodeRequest.ts). Only those parts are imported,
+ * by deep paths: the package's index pulls every API group, every model and every auth provider (about 1.4 MB of a
+ * minified bundle). It works on plain JSON (no class instances, no Date objects), maps every failure to a named
+ * `KubeError`, and writes as the field manager `vllm-eks-pilot`.
  *
  * `apply` is create-or-merge-patch (not server-side apply): it needs nothing beyond RFC 7386 merge patch from the
  * server, which both EKS and the twin serve. The price: a field dropped from the desired object is not removed from
  * the live one (merge patch only removes fields set to `null`). The generators in shared/kube/manifests only add or
  * change fields between versions, so this has not mattered.
  */
-import {
-  AppsV1Api,
-  CoreV1Api,
-  KubernetesObjectApi,
-  PatchStrategy,
-  setHeaderOptions,
-  type Configuration,
-  type KubeConfig,
-  type KubernetesObject,
-  type ResponseContext,
-  type V1APIResource,
-} from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import type { Configuration } from '@kubernetes/client-node/dist/gen/configuration.js';
+import { HttpMethod, type ResponseContext } from '@kubernetes/client-node/dist/gen/http/http.js';
+import type { V1APIResource } from '@kubernetes/client-node/dist/gen/models/V1APIResource.js';
+import { KubernetesObjectApi } from '@kubernetes/client-node/dist/object.js';
+import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
+import type { KubernetesObject } from '@kubernetes/client-node/dist/types.js';
+import { kubeConfigConnection, type ClientNodeConnection } from './clientNodeConfiguration.js';
+import { sendClientNodeRequest } from './clientNodeRequest.js';
 import { KubeAlreadyExistsError, KubeInvalidArgumentError, KubeNotFoundError } from './errors.js';
 import { formatLabelSelector, knownResource } from './resources.js';
 import { toKubeError } from './toKubeError.js';
@@ -59,9 +59,9 @@ const SERVER_METADATA = [
  * with Date fields) and resolves the kinds of shared/kube/resources.ts without a discovery request.
  */
 class PlainObjectApi extends KubernetesObjectApi {
-  /** Uses the kubeconfig context's namespace for namespaced objects that name none (as kubectl does). */
-  adoptDefaultNamespace(kubeConfig: KubeConfig): void {
-    this.setDefaultNamespace(kubeConfig);
+  constructor(configuration: Configuration, defaultNamespace: string) {
+    super(configuration);
+    this.defaultNamespace = defaultNamespace;
   }
 
   protected override async resource(
@@ -92,18 +92,19 @@ export interface KubeClusterClientOptions {
   fieldManager?: string;
 }
 
-/** ClusterClient over a client-node KubeConfig (built by connectToEks or connectWithKubeconfig). */
+/**
+ * ClusterClient over a client-node `Configuration` (connectToEks builds one without a KubeConfig), or over a
+ * KubeConfig's current context (a kubeconfig file, as the tests use): the Configuration `makeApiClient` would build.
+ */
 export class KubeClusterClient implements ClusterClient {
+  readonly #configuration: Configuration;
   readonly #objects: PlainObjectApi;
-  readonly #apps: AppsV1Api;
-  readonly #core: CoreV1Api;
   readonly #fieldManager: string;
 
-  constructor(kubeConfig: KubeConfig, options: KubeClusterClientOptions = {}) {
-    this.#objects = kubeConfig.makeApiClient(PlainObjectApi);
-    this.#objects.adoptDefaultNamespace(kubeConfig);
-    this.#apps = kubeConfig.makeApiClient(AppsV1Api);
-    this.#core = kubeConfig.makeApiClient(CoreV1Api);
+  constructor(cluster: ClientNodeConnection | KubeConfig, options: KubeClusterClientOptions = {}) {
+    const connection = 'configuration' in cluster ? cluster : kubeConfigConnection(cluster);
+    this.#configuration = connection.configuration;
+    this.#objects = new PlainObjectApi(connection.configuration, connection.defaultNamespace);
     this.#fieldManager = options.fieldManager ?? FIELD_MANAGER;
   }
 
@@ -211,11 +212,14 @@ export class KubeClusterClient implements ClusterClient {
       throw new KubeInvalidArgumentError('replicas', `got ${replicas}`, 'an integer >= 0');
     const ref = { apiVersion: 'apps/v1', kind: 'Deployment', ...deployment };
     checkRef(ref);
+    // AppsV1Api.patchNamespacedDeploymentScale with the Content-Type set to merge patch.
     await this.#call('scale', ref, () =>
-      this.#apps.patchNamespacedDeploymentScale(
-        { name: ref.name, namespace: ref.namespace, body: { spec: { replicas } }, fieldManager: this.#fieldManager },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      ),
+      sendClientNodeRequest(this.#configuration, {
+        method: HttpMethod.PATCH,
+        path: `/apis/apps/v1/namespaces/${segment(ref.namespace)}/deployments/${segment(ref.name)}/scale`,
+        query: { fieldManager: this.#fieldManager },
+        body: { contentType: PatchStrategy.MergePatch, value: { spec: { replicas } } },
+      }),
     );
   }
 
@@ -224,12 +228,12 @@ export class KubeClusterClient implements ClusterClient {
     checkRef(ref);
     if (options.tailLines !== undefined && (!Number.isInteger(options.tailLines) || options.tailLines < 0))
       throw new KubeInvalidArgumentError('tailLines', `got ${options.tailLines}`, 'an integer >= 0');
+    // CoreV1Api.readNamespacedPodLog.
     const log = await this.#call('read log of', ref, () =>
-      this.#core.readNamespacedPodLog({
-        name: pod,
-        namespace,
-        container: options.container,
-        tailLines: options.tailLines,
+      sendClientNodeRequest(this.#configuration, {
+        method: HttpMethod.GET,
+        path: `/api/v1/namespaces/${segment(namespace)}/pods/${segment(pod)}/log`,
+        query: { container: options.container, tailLines: options.tailLines },
       }),
     );
     return typeof log === 'string' ? log : JSON.stringify(log);
@@ -244,12 +248,12 @@ export class KubeClusterClient implements ClusterClient {
     if (typeof ref.path !== 'string' || !ref.path.startsWith('/'))
       throw new KubeInvalidArgumentError('path', `got ${JSON.stringify(ref.path)}`, 'a path starting with "/"');
     if (options.signal?.aborted === true) throw toKubeError(options.signal.reason, 'proxy to', podRef);
-    // client-node percent-encodes `{path}` as one segment; both kube-apiserver and the twin decode it back.
-    const body: unknown = await this.#call('proxy to', podRef, () =>
-      this.#core.connectGetNamespacedPodProxyWithPath({
-        name: `${ref.pod}:${port}`,
-        namespace: ref.namespace,
-        path: ref.path.slice(1),
+    // CoreV1Api.connectGetNamespacedPodProxyWithPath, which percent-encodes `{path}` as one segment; both
+    // kube-apiserver and the twin decode it back.
+    const body = await this.#call('proxy to', podRef, () =>
+      sendClientNodeRequest(this.#configuration, {
+        method: HttpMethod.GET,
+        path: `/api/v1/namespaces/${segment(ref.namespace)}/pods/${segment(`${ref.pod}:${port}`)}/proxy/${segment(ref.path.slice(1))}`,
       }),
     );
     return typeof body === 'string' ? body : JSON.stringify(body);
@@ -274,6 +278,11 @@ export class KubeClusterClient implements ClusterClient {
       throw toKubeError(error, verb, ref);
     }
   }
+}
+
+/** A path parameter as the generated client-node APIs encode it. */
+function segment(value: string): string {
+  return encodeURIComponent(value);
 }
 
 function refOf(object: KubeObject): ObjectRef {

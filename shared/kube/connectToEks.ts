@@ -1,7 +1,7 @@
 import { DescribeClusterCommand, EKSClient } from '@aws-sdk/client-eks';
-import { KubeConfig } from '@kubernetes/client-node';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import type { Clock } from '../clock/clock.js';
+import type { Clock } from '../clock/index.js';
+import { bearerTokenConnection } from './clientNodeConfiguration.js';
 import { KubeClusterLookupError, KubeClusterNotFoundError, KubeInvalidArgumentError } from './errors.js';
 import { createEksTokenProvider } from './eksToken.js';
 import { KubeClusterClient } from './KubeClusterClient.js';
@@ -28,9 +28,6 @@ export interface EksClusterEndpoint {
   certificateAuthorityData: string;
 }
 
-/** The user name in the generated kubeconfig; the authenticator below recognises it. */
-const EKS_TOKEN_USER = 'vllm-eks-pilot-eks-token';
-
 const lookups = new WeakMap<EKSClient, Map<string, Promise<EksClusterEndpoint>>>();
 const sharedClients = new Map<string, EKSClient>();
 
@@ -46,31 +43,14 @@ export async function connectToEks(options: ConnectToEksOptions): Promise<Cluste
   const cluster = await describeEksCluster(eksClientFor(options), clusterName, region);
   const token = createEksTokenProvider({ clusterName, region, credentials: options.credentials, clock: options.clock });
 
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [
-      {
-        name: clusterName,
-        server: cluster.endpoint,
-        caData: cluster.certificateAuthorityData === '' ? undefined : cluster.certificateAuthorityData,
-        // client-node refuses http:// unless TLS verification is off; there is no TLS to verify.
-        skipTLSVerify: cluster.endpoint.startsWith('http:'),
-      },
-    ],
-    users: [{ name: EKS_TOKEN_USER }],
-    contexts: [{ name: clusterName, cluster: clusterName, user: EKS_TOKEN_USER }],
-    currentContext: clusterName,
-  });
-  const authenticator: Parameters<KubeConfig['addAuthenticator']>[0] = {
-    isAuthProvider: (user) => user.name === EKS_TOKEN_USER,
-    applyAuthentication: async (_user, requestOptions) => {
-      // https.RequestOptions or a WebSocket's options: both carry plain `headers`.
-      const target = requestOptions as { headers?: Record<string, unknown> };
-      target.headers = { ...target.headers, Authorization: `Bearer ${await token()}` };
-    },
-  };
-  kubeConfig.addAuthenticator(authenticator);
-  return new KubeClusterClient(kubeConfig);
+  // A client-node Configuration without a KubeConfig: the bearer token on each request, the cluster CA over https.
+  return new KubeClusterClient(
+    bearerTokenConnection({
+      server: cluster.endpoint,
+      certificateAuthorityData: cluster.certificateAuthorityData,
+      token,
+    }),
+  );
 }
 
 /** eks:DescribeCluster through `eks`, once per cluster name per client; a failed lookup is not cached. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { createHash, createHmac } from 'node:crypto';
-import { VirtualClock } from '../clock/clock.js';
+import { VirtualClock } from '../clock/index.js';
 import { createEksTokenProvider, EKS_TOKEN, generateEksToken, parseEksToken } from './eksToken.js';
 import { KubeInvalidArgumentError, KubeTokenError, KubeTokenFormatError } from './errors.js';
 

@@ -10,8 +10,9 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import { systemClock, type Clock } from '../clock/clock.js';
+import { type Clock, systemClock } from '../clock/index.js';
 import { KubeInvalidArgumentError, KubeTokenError, KubeTokenFormatError } from './errors.js';
+import { REGION } from '../config/index.js';
 
 export const EKS_TOKEN = {
   prefix: 'k8s-aws-v1.',
@@ -45,7 +46,6 @@ const ALLOWED_PARAMETERS: ReadonlySet<string> = new Set([
   'x-amz-signedheaders',
 ]);
 const STS_HOST = /^sts(\.[a-z0-9-]+)?\.amazonaws\.com(\.cn)?$/;
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
 
 export interface EksTokenOptions {
   clusterName: string;

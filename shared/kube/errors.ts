@@ -183,17 +183,6 @@ export class KubeClusterLookupError extends KubeError {
   }
 }
 
-/** A kubeconfig that cannot be used (unreadable, no such context, no cluster). */
-export class KubeConfigError extends KubeError {
-  readonly path: string;
-
-  constructor(path: string, problem: string, cause?: unknown) {
-    super(`kubeconfig ${path}: ${problem}`, false, { cause });
-    this.name = 'KubeConfigError';
-    this.path = path;
-  }
-}
-
 /** One problem of a manifest input: where (`maxModelLen`, `tolerations[0].key`) and what. */
 export interface KubeInputIssue {
   path: string;

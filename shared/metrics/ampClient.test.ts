@@ -2,7 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { VirtualClock } from '../clock/clock.js';
+import { VirtualClock } from '../clock/index.js';
 import {
   HttpMetricsSource,
   parsePrometheusValue,

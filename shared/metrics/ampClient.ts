@@ -8,7 +8,7 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, HttpRequest } from '@smithy/types';
-import { systemClock, type Clock } from '../clock/clock.js';
+import { type Clock, systemClock } from '../clock/index.js';
 import type { InstantQueryOptions, InstantSample, MetricsSource, RangeQueryOptions, RangeSeries } from './types.js';
 import {
   MetricsAbortedError,

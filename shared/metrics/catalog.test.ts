@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { CATALOG, catalogEntry } from './catalog.js';
 import { VLLM_RENAMED } from './names.js';
-import type { Target } from './types.js';
+import type { Target } from '../config/index.js';
 import { MetricsUnknownCatalogEntryError, PromqlInvalidArgumentError } from './errors.js';
 
 const target: Target = {

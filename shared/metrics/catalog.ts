@@ -14,7 +14,8 @@
  */
 import { CADVISOR, DCGM, VLLM } from './names.js';
 import { MetricsUnknownCatalogEntryError } from './errors.js';
-import type { Breakdown, MetricUnit, Target } from './types.js';
+import type { Breakdown, MetricUnit } from './types.js';
+import type { Target } from '../config/index.js';
 import {
   DCGM_LABELS,
   aggregate,

@@ -11,7 +11,7 @@ import {
   vllmHistogramQuantile,
   vllmSelector,
 } from './promql.js';
-import type { Target } from './types.js';
+import type { Target } from '../config/index.js';
 import {
   MetricsInvalidTargetError,
   PromqlInvalidArgumentError,

@@ -4,7 +4,7 @@
  * namespace) always reaches Prometheus escaped, and never changes a query's meaning.
  */
 import { VLLM_RENAMED, type RenamedVllmMetric } from './names.js';
-import type { Target } from './types.js';
+import type { Target } from '../config/index.js';
 import {
   MetricsInvalidTargetError,
   PromqlInvalidArgumentError,

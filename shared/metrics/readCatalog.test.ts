@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { CATALOG, type CatalogEntry } from './catalog.js';
 import { readCatalog } from './readCatalog.js';
-import type { InstantQueryOptions, InstantSample, MetricsSource, RangeSeries, Target } from './types.js';
+import type { InstantQueryOptions, InstantSample, MetricsSource, RangeSeries } from './types.js';
+import type { Target } from '../config/index.js';
 import {
   MetricsEmptyResultError,
   MetricsHttpError,

@@ -2,10 +2,11 @@
  * Runs the catalog for one target and turns the answers into readings. One bad query never sinks the others: its
  * error becomes a `failures` entry; an expected absence (no traffic, an optional series) becomes a `skipped` entry.
  */
-import { mapWithConcurrency } from '../util/mapWithConcurrency.js';
+import { mapWithConcurrency } from '../util/index.js';
 import { CATALOG, type CatalogEntry } from './catalog.js';
 import { DCGM_LABELS, assertDuration, assertTarget } from './promql.js';
-import type { CatalogReading, CatalogResult, InstantSample, MetricsSource, Target } from './types.js';
+import type { CatalogReading, CatalogResult, InstantSample, MetricsSource } from './types.js';
+import type { Target } from '../config/index.js';
 import {
   MetricsEmptyResultError,
   MetricsInvalidOptionError,

@@ -3,7 +3,7 @@
  * rules API (`GET <workspace>/api/v1/rules?type=alert`, IAM action `aps:ListRules`). It shares the signed transport
  * of HttpMetricsSource: SigV4 service `aps`, timeouts, retries and the same named errors.
  */
-import type { AlertRulesSource, RegisteredAlertRule } from '../preflight/types.js';
+import type { AlertRulesSource, RegisteredAlertRule } from './types.js';
 import { PrometheusApiTransport, type HttpMetricsSourceOptions } from './ampClient.js';
 import { MetricsMalformedResponseError } from './errors.js';
 

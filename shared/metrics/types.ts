@@ -1,3 +1,4 @@
+import type { Target } from '../config/index.js';
 /** One sample of an instant vector. */
 export interface InstantSample {
   labels: Record<string, string>;
@@ -35,26 +36,6 @@ export interface MetricsSource {
   range(query: string, options: RangeQueryOptions): Promise<RangeSeries[]>;
 }
 
-/**
- * A deployment this product watches. Its fields become PromQL label matchers (escaped) and CloudWatch dimensions.
- */
-export interface Target {
-  /** A short unique name for logs and results, e.g. `prod-ministral`. */
-  name: string;
-  /** EKS cluster name (a CloudWatch dimension; also a matcher when `clusterLabel` is set). */
-  cluster: string;
-  namespace: string;
-  /** The vLLM Deployment; its Pods are named `<deployment>-<hash>-<suffix>`. */
-  deployment: string;
-  /** The `model_name` label (vLLM's `--served-model-name`). */
-  model: string;
-  /**
-   * The label that carries the cluster name in a shared workspace (often `cluster`, set as an external label by
-   * the Prometheus that remote-writes to AMP). When unset, series are not filtered by cluster.
-   */
-  clusterLabel?: string;
-}
-
 /** CloudWatch units the catalog uses (a subset of the PutMetricData StandardUnit values). */
 export type MetricUnit =
   'Seconds' | 'Milliseconds' | 'Count' | 'Count/Second' | 'Percent' | 'Megabytes' | 'Bytes' | 'None';
@@ -83,4 +64,17 @@ export interface CatalogResult {
   failures: Array<{ queryId: string; error: Error }>;
   /** Queries with no value for a reason that is not a fault (no traffic yet, an optional DCGM field not enabled). */
   skipped: Array<{ queryId: string; reason: string }>;
+}
+
+/** One alerting rule as a Prometheus-compatible rules API reports it (AMP: GET .../api/v1/rules). */
+export interface RegisteredAlertRule {
+  group: string;
+  name: string;
+  /** `inactive` / `pending` / `firing`, when the API says. */
+  state?: string;
+}
+
+/** The rules port: what alerting rules AMP (or the twin's Prometheus) has loaded. */
+export interface AlertRulesSource {
+  alertingRules(options?: { signal?: AbortSignal }): Promise<RegisteredAlertRule[]>;
 }

@@ -2,8 +2,8 @@
  * Whether the latest calibration record describes the live Deployment (checks 8 and 10). The two memory flags are
  * compared apart: check 10 owns them, so changing one makes check 10 say so without making the record "stale".
  */
-import { podTemplateHash } from '../calibration/provenance.js';
-import type { HistoryRecord } from '../calibration/history/types.js';
+import { podTemplateHash } from '../calibration/index.js';
+import type { HistoryRecord } from '../calibration/history/index.js';
 import {
   argsOf,
   gpuCount,

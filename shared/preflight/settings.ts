@@ -9,7 +9,7 @@
  * ```
  */
 import * as z from 'zod';
-import { formatPath } from '../config/zodIssues.js';
+import { formatPath } from '../config/index.js';
 import { PreflightSettingsInvalidError } from './errors.js';
 import type { PreflightSettings } from './types.js';
 

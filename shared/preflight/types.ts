@@ -1,7 +1,8 @@
-import type { CalibrationHistoryStore } from '../calibration/history/types.js';
-import type { Clock } from '../clock/clock.js';
-import type { ClusterClient, ObjectRef } from '../kube/types.js';
-import type { MetricsSource, Target } from '../metrics/types.js';
+import type { CalibrationHistoryStore } from '../calibration/history/index.js';
+import type { Clock } from '../clock/index.js';
+import type { ClusterClient, ObjectRef } from '../kube/index.js';
+import type { AlertRulesSource, MetricsSource } from '../metrics/index.js';
+import type { Target } from '../config/index.js';
 
 /**
  * Preflight: the monitoring guide's eleven "production double-check points" (section 7), each a check that looks at
@@ -72,19 +73,6 @@ export interface PreflightSettings {
   controlPlaneEvaluatorEnabled: boolean;
   /** The Grafana sidecar's ConfigMap label (check 4). Default `grafana_dashboard` = `1`, the chart's default. */
   dashboardLabel: { name: string; value: string };
-}
-
-/** One alerting rule as a Prometheus-compatible rules API reports it (AMP: GET .../api/v1/rules). */
-export interface RegisteredAlertRule {
-  group: string;
-  name: string;
-  /** `inactive` / `pending` / `firing`, when the API says. */
-  state?: string;
-}
-
-/** The rules port: what alerting rules AMP (or the twin's Prometheus) has loaded. */
-export interface AlertRulesSource {
-  alertingRules(options?: { signal?: AbortSignal }): Promise<RegisteredAlertRule[]>;
 }
 
 /** Everything a check may read; checks never write. */

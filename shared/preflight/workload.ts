@@ -2,8 +2,8 @@
  * What several checks read about the target: its Deployment, Pod template, vLLM container and args, Ready Pods,
  * and the helpers that turn what they saw into evidence.
  */
-import { gpuCount, vllmContainer, type TemplateContainer } from '../calibration/provenance.js';
-import type { KubeObject, ObjectRef } from '../kube/types.js';
+import { gpuCount, type TemplateContainer, vllmContainer } from '../calibration/index.js';
+import { KINDS, type KubeObject, type ObjectRef } from '../kube/index.js';
 import { PreflightDeploymentNotFoundError, PreflightPodTemplateInvalidError } from './errors.js';
 import type { Evidence, PreflightContext } from './types.js';
 
@@ -27,12 +27,7 @@ export interface PodTemplate {
 
 /** The Deployment under check, as a reference for evidence. */
 export function deploymentRef(context: PreflightContext): ObjectRef {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    namespace: context.target.namespace,
-    name: context.target.deployment,
-  };
+  return { ...KINDS.deployment, namespace: context.target.namespace, name: context.target.deployment };
 }
 
 /** The live Deployment; throws PreflightDeploymentNotFoundError when there is none. */
@@ -117,26 +112,6 @@ export function vllmPortOf(container: TemplateContainer): number {
   return Number.isInteger(port) && port > 0 ? port : VLLM_ARG_DEFAULTS.port;
 }
 
-/** Whether a Pod's Ready condition is True (and it is not being deleted). */
-export function isPodReady(pod: KubeObject): boolean {
-  if (pod.metadata.deletionTimestamp !== undefined) return false;
-  const conditions = (pod.status as { conditions?: Array<{ type?: string; status?: string }> } | undefined)?.conditions;
-  return (conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
-}
-
-/** The Deployment's Pods (by its selector's matchLabels) and those of them that are Ready. */
-export async function deploymentPods(
-  context: PreflightContext,
-  deployment: KubeObject,
-): Promise<{ pods: KubeObject[]; ready: KubeObject[] }> {
-  const selector = (deployment.spec as { selector?: { matchLabels?: Record<string, string> } } | undefined)?.selector
-    ?.matchLabels;
-  const pods = await context.cluster.listPods(context.target.namespace, selector ?? {});
-  // A shared selector could match another Deployment's Pods: keep the ones named after this Deployment.
-  const own = pods.filter((pod) => pod.metadata.name.startsWith(`${context.target.deployment}-`));
-  return { pods: own, ready: own.filter(isPodReady) };
-}
-
 /** Evidence: an object that was (or was not) found. */
 export function objectEvidence(ref: ObjectRef, found: boolean, detail?: Record<string, unknown>): Evidence {
   return { kind: 'object', ref, found, ...(detail === undefined ? {} : { detail }) };
@@ -191,7 +166,7 @@ export function signalOf(context: PreflightContext): { signal?: AbortSignal } {
 
 /** A Pod as an evidence reference. */
 export function podRef(pod: KubeObject): ObjectRef {
-  return { apiVersion: 'v1', kind: 'Pod', namespace: pod.metadata.namespace ?? '', name: pod.metadata.name };
+  return { ...KINDS.pod, namespace: pod.metadata.namespace ?? '', name: pod.metadata.name };
 }
 
 /** A Pod's /metrics read through the API server's Pod proxy, or the error that kept it from being read. */

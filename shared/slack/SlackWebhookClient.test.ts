@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startSlackWebhookSink, type SlackWebhookSink } from '../../sim/slack/webhookSink.js';
+import { type SlackWebhookSink, startSlackWebhookSink } from '../../sim/harness/index.js';
 import { slackMessageFor } from './blockKit.js';
 import {
   SlackError,

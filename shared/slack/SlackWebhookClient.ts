@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '../clock/clock.js';
+import { type Clock, systemClock } from '../clock/index.js';
 import type { SlackPayload } from './blockKit.js';
 import { SlackWebhookRejectedError, SlackWebhookUnavailableError, SlackWebhookUrlInvalidError } from './errors.js';
 import { describeWebhookUrl, redactedCause } from './redact.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { AlertMessage } from '../alerts/message.js';
+import type { AlertMessage } from '../alerts/index.js';
 import {
   escapeMrkdwn,
   formatDuration,

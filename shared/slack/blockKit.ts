@@ -1,5 +1,4 @@
-import type { AlertMessage, NotifyReason } from '../alerts/message.js';
-import { formatAlertValue } from '../alerts/format.js';
+import { type AlertMessage, formatAlertValue, type NotifyReason } from '../alerts/index.js';
 
 /**
  * The Slack message of one alert notification: a top-level `text` (what phones and screen readers show) and one

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { startSecretsManagerTwin, type SecretsManagerTwin } from '../../sim/aws/secretsManager.js';
-import { VirtualClock } from '../clock/clock.js';
+import { type SecretsManagerTwin, startSecretsManagerTwin } from '../../sim/harness/index.js';
+import { VirtualClock } from '../clock/index.js';
 import { SlackWebhookSecretReadError, SlackWebhookUrlInvalidError } from './errors.js';
 import { webhookUrlFromSecret, WebhookUrlProvider } from './webhookSecret.js';
 

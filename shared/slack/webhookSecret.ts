@@ -1,5 +1,5 @@
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { systemClock, type Clock } from '../clock/clock.js';
+import { type Clock, systemClock } from '../clock/index.js';
 import { SlackWebhookSecretReadError, SlackWebhookUrlInvalidError } from './errors.js';
 import type { WebhookUrlSource } from './SlackWebhookClient.js';
 import { describeWebhookUrl } from './redact.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { gzipSync } from 'node:zlib';
 import { CloudWatchClient, PutMetricDataCommand, type MetricDatum } from '@aws-sdk/client-cloudwatch';
-import { VirtualClock } from '../../shared/clock/clock.js';
+import { VirtualClock } from '../../shared/clock/index.js';
 import { startCloudWatchTwin, type CloudWatchTwin } from './cloudwatch.js';
 
 const at = new Date('2025-06-01T12:00:00.250Z');

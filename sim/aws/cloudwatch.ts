@@ -2,16 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
-import { systemClock, type Clock } from '../../shared/clock/clock.js';
-import { PUT_METRIC_DATA_LIMITS } from '../../shared/cloudwatch/limits.js';
+import { type Clock, systemClock } from '../../shared/clock/index.js';
 import {
   dimensionNameProblem,
   dimensionValueProblem,
   metricNameProblem,
   namespaceProblem,
+  PUT_METRIC_DATA_LIMITS,
   unitProblem,
   valueProblem,
-} from '../../shared/cloudwatch/validate.js';
+} from '../../shared/cloudwatch/index.js';
 
 /** A datum as the twin stored it. */
 export interface RecordedDatum {

@@ -7,7 +7,7 @@ import {
   ListTablesCommand,
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { CALIBRATION_HISTORY_TABLE } from '../../shared/calibration/history/table.js';
+import { CALIBRATION_HISTORY_TABLE } from '../../shared/calibration/history/index.js';
 import { DynamoDbTwinError, startDynamoDbTwin, type DynamoDbTwin } from './dynamodb.js';
 
 function clientFor(twin: DynamoDbTwin): DynamoDBClient {

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DescribeClusterCommand, EKSClient } from '@aws-sdk/client-eks';
-import { VirtualClock } from '../../shared/clock/clock.js';
-import { connectToEks } from '../../shared/kube/connectToEks.js';
-import { parseEksToken } from '../../shared/kube/eksToken.js';
-import { KubeClusterNotFoundError } from '../../shared/kube/errors.js';
+import { VirtualClock } from '../../shared/clock/index.js';
+import { connectToEks, KubeClusterNotFoundError, parseEksToken } from '../../shared/kube/index.js';
 import { startFakeApiServer, type FakeApiServer } from '../../shared/kube/testing/fakeApiServer.js';
 import { startEksTwin, type EksTwin } from './eks.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { systemClock, type Clock } from '../../shared/clock/clock.js';
+import { type Clock, systemClock } from '../../shared/clock/index.js';
 
 /** A cluster the twin describes: its name, the URL of its API server (the twin's), and its region. */
 export interface EksTwinCluster {

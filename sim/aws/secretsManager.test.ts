@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { VirtualClock } from '../../shared/clock/clock.js';
+import { VirtualClock } from '../../shared/clock/index.js';
 import { startSecretsManagerTwin, type SecretsManagerTwin } from './secretsManager.js';
 
 const REGION = 'us-east-2';

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { systemClock, type Clock } from '../../shared/clock/clock.js';
+import { type Clock, systemClock } from '../../shared/clock/index.js';
 
 /**
  * The twin's Secrets Manager. @aws-sdk/client-secrets-manager 3.1164 speaks AWS JSON 1.1 (runtimeConfig.shared.js:

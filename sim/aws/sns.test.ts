@@ -8,7 +8,7 @@ import {
   type PublishBatchRequestEntry,
   type PublishCommandInput,
 } from '@aws-sdk/client-sns';
-import { VirtualClock } from '../../shared/clock/clock.js';
+import { VirtualClock } from '../../shared/clock/index.js';
 import {
   checkFilterPolicy,
   filterPolicyMatches,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { systemClock, type Clock } from '../../shared/clock/clock.js';
+import { type Clock, systemClock } from '../../shared/clock/index.js';
 
 /**
  * The twin's SNS endpoint. @aws-sdk/client-sns 3.1164 speaks the AWS Query protocol (runtimeConfig.shared.js:

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import type { SNSEvent } from 'aws-lambda';
-import { VirtualClock } from '../../shared/clock/clock.js';
+import { VirtualClock } from '../../shared/clock/index.js';
 import { startSnsTwin, type RecordedMessage, type SnsTwin } from './sns.js';
 import { snsEventOf, subscribeLambda } from './snsLambdaEvent.js';
 

@@ -1,11 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { VirtualClock } from '../../shared/clock/clock.js';
-import type { ReplicaIdentity, ReplicaTelemetry, TelemetrySource } from '../twin/types.js';
-import { DcgmGpu } from './DcgmGpu.js';
-import type { GpuSpec } from './DcgmGpu.js';
+import { VirtualClock } from '../../shared/clock/index.js';
+import type { ReplicaIdentity, ReplicaTelemetry, TelemetrySource } from '../vllm/telemetry.js';
+import { DcgmGpu, type GpuSpec } from './DcgmGpu.js';
 import { DcgmConfigError } from './errors.js';
-import { parseExposition } from './parseExposition.js';
-import type { ExpositionSample } from './parseExposition.js';
+import { type ExpositionSample, parseExposition } from './parseExposition.js';
 import { renderDcgmMetrics } from './renderDcgmMetrics.js';
 
 // The replica of the reference sample (dcgm-metrics-sample.txt): one L40S on a g6e node used by a vLLM Pod.

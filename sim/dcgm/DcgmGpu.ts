@@ -1,7 +1,7 @@
-import type { Clock } from '../../shared/clock/clock.js';
-import { DCGM } from '../../shared/metrics/names.js';
-import type { Profile } from '../twin/profile.js';
-import type { ReplicaIdentity, TelemetrySource } from '../twin/types.js';
+import type { Clock } from '../../shared/clock/index.js';
+import { DCGM } from '../../shared/metrics/index.js';
+import type { Profile } from '../profile/profile.js';
+import type { ReplicaIdentity, TelemetrySource } from '../vllm/telemetry.js';
 import { DcgmConfigError } from './errors.js';
 import type { LabelPair } from './exposition.js';
 import type { DcgmFieldName } from './fields.js';

@@ -1,9 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { VirtualClock } from '../../shared/clock/clock.js';
-import type { ReplicaTelemetry, TelemetrySource } from '../twin/types.js';
+import { VirtualClock } from '../../shared/clock/index.js';
+import type { ReplicaTelemetry, TelemetrySource } from '../vllm/telemetry.js';
 import { CadvisorPod, renderCadvisorMetrics } from './cadvisor.js';
-import { parseExposition } from './parseExposition.js';
-import type { ExpositionSample } from './parseExposition.js';
+import { type ExpositionSample, parseExposition } from './parseExposition.js';
 
 const pod = { namespace: 'default', pod: 'vllm-inference-app-7d9c8b6f5d-x2k4q', container: 'vllm' };
 const GiB = 1024 ** 3;

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '../../shared/clock/clock.js';
-import { CADVISOR } from '../../shared/metrics/names.js';
-import type { ReplicaIdentity, TelemetrySource } from '../twin/types.js';
+import type { Clock } from '../../shared/clock/index.js';
+import { CADVISOR } from '../../shared/metrics/index.js';
+import type { ReplicaIdentity, TelemetrySource } from '../vllm/telemetry.js';
 import { DcgmConfigError } from './errors.js';
-import { formatGoFloat, renderLabels } from './exposition.js';
-import type { LabelPair } from './exposition.js';
+import { formatGoFloat, type LabelPair, renderLabels } from './exposition.js';
 
 /**
  * The kubelet's `/metrics/cadvisor` series for one replica Pod. Like the real endpoint it reports three cgroups per

@@ -3,7 +3,7 @@
  * `etc/default-counters.csv` (release 4.5.3-4.8.2), in the file's order. `format` is how the exporter prints the
  * value: int64 fields with `%d`, double fields with `%f` (render_metrics.go).
  */
-import { DCGM } from '../../shared/metrics/names.js';
+import { DCGM } from '../../shared/metrics/index.js';
 
 export interface DcgmField {
   name: string;

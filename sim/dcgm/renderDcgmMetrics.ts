@@ -1,8 +1,7 @@
 import type { GpuReading } from './DcgmGpu.js';
-import { formatDouble, formatInt, renderLabels } from './exposition.js';
-import type { LabelPair } from './exposition.js';
+import { formatDouble, formatInt, type LabelPair, renderLabels } from './exposition.js';
 import { DCGM_DEFAULT_FIELDS, DCGM_ECC_FIELDS } from './fields.js';
-import { DCGM } from '../../shared/metrics/names.js';
+import { DCGM } from '../../shared/metrics/index.js';
 
 /**
  * Renders dcgm-exporter's `/metrics` body for the GPUs of one node: per field `# HELP`, `# TYPE`, then one line per

@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { VirtualClock } from '../../shared/clock/clock.js';
-import type { ReplicaIdentity, ReplicaTelemetry, TelemetrySource } from '../twin/types.js';
+import { VirtualClock } from '../../shared/clock/index.js';
+import type { ReplicaIdentity, ReplicaTelemetry, TelemetrySource } from '../vllm/telemetry.js';
 import { parseExposition } from './parseExposition.js';
-import { startNodeAgent } from './server.js';
-import type { NodeAgent } from './server.js';
+import { type NodeAgent, startNodeAgent } from './server.js';
 
 const identity: ReplicaIdentity = {
   pod: 'vllm-inference-app-7d9c8b6f5d-x2k4q',

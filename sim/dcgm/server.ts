@@ -1,11 +1,9 @@
-import { createServer } from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Clock } from '../../shared/clock/clock.js';
-import type { ReplicaIdentity, TelemetrySource } from '../twin/types.js';
+import type { Clock } from '../../shared/clock/index.js';
+import type { ReplicaIdentity, TelemetrySource } from '../vllm/telemetry.js';
 import { CadvisorPod, renderCadvisorMetrics } from './cadvisor.js';
-import { DcgmGpu } from './DcgmGpu.js';
-import type { GpuSpec, PodRef } from './DcgmGpu.js';
+import { DcgmGpu, type GpuSpec, type PodRef } from './DcgmGpu.js';
 import { NodeAgentStartError } from './errors.js';
 import { renderDcgmMetrics } from './renderDcgmMetrics.js';
 

@@ -143,3 +143,26 @@ export class KubeApiMethodNotAllowedError extends KubeApiError {
     this.name = 'KubeApiMethodNotAllowedError';
   }
 }
+
+/** 415: the PATCH content type is not one this resource accepts (strategic merge on a custom resource, say). */
+export class KubeApiUnsupportedMediaTypeError extends KubeApiError {
+  constructor(
+    readonly contentType: string,
+    readonly accepted: readonly string[],
+  ) {
+    super(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+    );
+    this.name = 'KubeApiUnsupportedMediaTypeError';
+  }
+}
+
+/** 422: a patch is well formed but cannot be applied to the object (a JSON-patch `test` failed, a path is missing). */
+export class KubeApiPatchNotApplicableError extends KubeApiError {
+  constructor(message: string) {
+    super(422, 'Invalid', message);
+    this.name = 'KubeApiPatchNotApplicableError';
+  }
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { VirtualClock } from '../../shared/clock/clock.js';
+import { VirtualClock } from '../../shared/clock/index.js';
 import {
   KubeApiAlreadyExistsError,
   KubeApiBadRequestError,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { type Clock, systemClock } from '../../shared/clock/clock.js';
+import { type Clock, systemClock } from '../../shared/clock/index.js';
 import {
   KubeApiAlreadyExistsError,
   KubeApiBadRequestError,

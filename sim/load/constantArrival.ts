@@ -1,6 +1,6 @@
 import http from 'node:http';
-import { type Clock, systemClock } from '../../shared/clock/clock.js';
-import { mean, quantile } from '../../shared/util/stats.js';
+import { type Clock, systemClock } from '../../shared/clock/index.js';
+import { mean, quantile } from '../../shared/util/index.js';
 import { estimatePromptTokens } from '../vllm/tokens.js';
 
 /**

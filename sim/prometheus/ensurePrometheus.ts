@@ -1,8 +1,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { PrometheusInstallError, PrometheusNotFoundError } from './errors.js';
-import { findOnPath, locatePrometheus, PROMETHEUS_INSTALL_HINT } from './locatePrometheus.js';
-import type { PrometheusInstallation } from './locatePrometheus.js';
+import {
+  findOnPath,
+  locatePrometheus,
+  PROMETHEUS_INSTALL_HINT,
+  type PrometheusInstallation,
+} from './locatePrometheus.js';
 
 export interface EnsurePrometheusOptions {
   /** May the Debian package be installed when Prometheus is missing (root + apt-get only)? */

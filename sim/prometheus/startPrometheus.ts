@@ -1,17 +1,27 @@
-import { execFile, spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { closeSync, openSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, open, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { PrometheusConfigError, PrometheusError, PrometheusStartError, PrometheusTargetsDownError } from './errors.js';
-import type { TargetState } from './errors.js';
+import {
+  PrometheusConfigError,
+  PrometheusError,
+  PrometheusStartError,
+  PrometheusTargetsDownError,
+  type TargetState,
+} from './errors.js';
 import { findOnPath } from './locatePrometheus.js';
-import { formatDuration, renderPrometheusConfig, SCRAPE_JOB_NAMES, validateTargetGroups } from './scrapeConfig.js';
-import type { ScrapeJobName, TargetGroup, TargetGroups } from './scrapeConfig.js';
+import {
+  formatDuration,
+  renderPrometheusConfig,
+  SCRAPE_JOB_NAMES,
+  type ScrapeJobName,
+  type TargetGroup,
+  type TargetGroups,
+  validateTargetGroups,
+} from './scrapeConfig.js';
 import { targetFilePaths, writeTargetFiles } from './targetFiles.js';
 
 const execFileAsync = promisify(execFile);

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SCRAPE_JOB_NAMES } from './scrapeConfig.js';
-import type { ScrapeJobName, TargetGroup } from './scrapeConfig.js';
+import { SCRAPE_JOB_NAMES, type ScrapeJobName, type TargetGroup } from './scrapeConfig.js';
 
 /** The file_sd file of each job inside `dir`. */
 export function targetFilePaths(dir: string): Record<ScrapeJobName, string> {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { VirtualClock } from '../../shared/clock/clock.js';
+import { VirtualClock } from '../../shared/clock/index.js';
 import { startSlackWebhookSink, type SlackWebhookSink } from './webhookSink.js';
 
 const headerOf = (text: string) => ({ type: 'header', text: { type: 'plain_text', text } });

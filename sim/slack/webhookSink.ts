@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { systemClock, type Clock } from '../../shared/clock/clock.js';
+import { type Clock, systemClock } from '../../shared/clock/index.js';
 
 /**
  * The twin's Slack: one incoming webhook on 127.0.0.1, answering as Slack does (plain-text bodies; Slack changelog

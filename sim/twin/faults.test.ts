@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { VirtualClock } from '../../shared/clock/clock.js';
-import { DCGM } from '../../shared/metrics/names.js';
+import { VirtualClock } from '../../shared/clock/index.js';
+import { DCGM } from '../../shared/metrics/index.js';
 import { DcgmGpu } from '../dcgm/DcgmGpu.js';
 import { type EngineConfig, type RequestResult, VllmEngine } from '../vllm/engine.js';
 import { FAULT_KINDS, FaultController, type FaultReplica, type FaultRequest } from './faults.js';
 import { TwinFaultInvalidError, TwinFaultPodNotFoundError } from './errors.js';
-import type { ReplicaIdentity } from './types.js';
+import type { ReplicaIdentity } from '../vllm/telemetry.js';
 
 /** The demo profile's engine: 32 sequences, 256 KV blocks of 16 tokens, ~15 ms steps. */
 const ENGINE: EngineConfig = {

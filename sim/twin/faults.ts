@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { type Clock, systemClock } from '../../shared/clock/clock.js';
-import { DCGM } from '../../shared/metrics/names.js';
+import { type Clock, systemClock } from '../../shared/clock/index.js';
+import { DCGM } from '../../shared/metrics/index.js';
 import type { DcgmGpu } from '../dcgm/DcgmGpu.js';
 import type { EngineFault, VllmEngine } from '../vllm/engine.js';
 import { TwinFaultInvalidError, TwinFaultPodNotFoundError } from './errors.js';
-import type { ReplicaIdentity } from './types.js';
+import type { ReplicaIdentity } from '../vllm/telemetry.js';
 
 /**
  * Faults the twin injects into one vLLM Pod, so that the five alerts of the monitoring guide (section 6) can be

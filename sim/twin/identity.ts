@@ -1,6 +1,6 @@
 import { createHash, randomInt, randomUUID } from 'node:crypto';
-import type { Profile } from './profile.js';
-import type { ReplicaIdentity } from './types.js';
+import type { Profile } from '../profile/profile.js';
+import type { ReplicaIdentity } from '../vllm/telemetry.js';
 
 /** The alphabet Kubernetes uses for generated name suffixes (no vowels, no look-alike characters). */
 const K8S_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';

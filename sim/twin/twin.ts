@@ -3,23 +3,25 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { EKSClient } from '@aws-sdk/client-eks';
-import { type Clock, systemClock } from '../../shared/clock/clock.js';
-import { connectToEks } from '../../shared/kube/connectToEks.js';
-import { defaultServiceName, type VllmDeploymentInputSpec } from '../../shared/kube/manifests/vllmInput.js';
-import { vllmDeployment } from '../../shared/kube/manifests/vllmDeployment.js';
-import { vllmService } from '../../shared/kube/manifests/vllmService.js';
-import { vllmServiceMonitor } from '../../shared/kube/manifests/vllmServiceMonitor.js';
-import type { ClusterClient } from '../../shared/kube/types.js';
+import { type Clock, systemClock } from '../../shared/clock/index.js';
+import { type ClusterClient, connectToEks } from '../../shared/kube/index.js';
+import {
+  defaultServiceName,
+  vllmDeployment,
+  type VllmDeploymentInputSpec,
+  vllmService,
+  vllmServiceMonitor,
+} from '../../shared/kube/manifests/index.js';
 import { type CloudWatchTwin, startCloudWatchTwin } from '../aws/cloudwatch.js';
 import { type DynamoDbTwin, startDynamoDbTwin } from '../aws/dynamodb.js';
 import { type EksTwin, startEksTwin } from '../aws/eks.js';
 import { type SecretsManagerTwin, startSecretsManagerTwin } from '../aws/secretsManager.js';
 import { type SnsTwin, startSnsTwin } from '../aws/sns.js';
 import { type SlackWebhookSink, startSlackWebhookSink } from '../slack/webhookSink.js';
-import { CALIBRATION_HISTORY_TABLE } from '../../shared/calibration/history/table.js';
-import { ALERT_STATE_TABLE } from '../../shared/alerts/state/table.js';
-import { ampRuleGroupsNamespaceData } from '../../shared/alerts/export/rulesFile.js';
-import { grafanaDashboardConfigMaps } from '../../shared/dashboards/configMaps.js';
+import { CALIBRATION_HISTORY_TABLE } from '../../shared/calibration/history/index.js';
+import { ALERT_STATE_TABLE } from '../../shared/alerts/state/index.js';
+import { ampRuleGroupsNamespaceData } from '../../shared/alerts/export/index.js';
+import { grafanaDashboardConfigMaps } from '../../shared/dashboards/index.js';
 import { startWorkloadControllers } from '../kube/controllers/startWorkloadControllers.js';
 import type { RunningReplica, Workloads } from '../kube/controllers/types.js';
 import { type KedaController, startKedaController } from '../kube/keda/controller.js';
@@ -32,7 +34,7 @@ import { type PrometheusInstance, startPrometheus } from '../prometheus/startPro
 import { type ControlServer, startControlServer } from './control.js';
 import { TwinStartError } from './errors.js';
 import { FaultController } from './faults.js';
-import type { Profile } from './profile.js';
+import type { Profile } from '../profile/profile.js';
 import { type TwinState, writeTwinState } from './stateFile.js';
 import { ADDON_NAMESPACES, dcgmExporterDaemonSet, kedaCrds, namespace, serviceMonitorCrd } from './world.js';
 

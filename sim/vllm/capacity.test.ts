@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { VirtualClock } from '../../shared/clock/clock.js';
-import { loadProfile } from '../twin/loadProfile.js';
+import { VirtualClock } from '../../shared/clock/index.js';
+import { loadProfile } from '../profile/loadProfile.js';
 import { measureCapacity, measureLatency } from './capacity.js';
 import { VllmEngine, engineConfigFromProfile } from './engine.js';
 import { VllmMeasurementInputError } from './errors.js';

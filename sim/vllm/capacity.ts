@@ -1,7 +1,6 @@
-import { VirtualClock } from '../../shared/clock/clock.js';
-import type { Profile } from '../twin/profile.js';
-import type { EngineOverrides, RequestResult } from './engine.js';
-import { VllmEngine, engineConfigFromProfile } from './engine.js';
+import { VirtualClock } from '../../shared/clock/index.js';
+import type { Profile } from '../profile/profile.js';
+import { engineConfigFromProfile, type EngineOverrides, type RequestResult, VllmEngine } from './engine.js';
 import { VllmMeasurementInputError } from './errors.js';
 
 /**

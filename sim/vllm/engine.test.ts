@@ -1,9 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { VirtualClock } from '../../shared/clock/clock.js';
-import type { Profile } from '../twin/profile.js';
-import { profileSchema } from '../twin/profile.js';
-import type { EngineConfig, RequestEvent, RequestResult } from './engine.js';
-import { VllmEngine, engineConfigFromProfile } from './engine.js';
+import { VirtualClock } from '../../shared/clock/index.js';
+import { type Profile, profileSchema } from '../profile/profile.js';
+import {
+  type EngineConfig,
+  engineConfigFromProfile,
+  type RequestEvent,
+  type RequestResult,
+  VllmEngine,
+} from './engine.js';
 import { VllmConfigInvalidError, VllmNotLoadedError, VllmRequestInvalidError } from './errors.js';
 
 /** A small engine with round numbers: step = 10 ms + 0.5 ms per sequence + prefill at 10 000 tokens/s. */

@@ -1,6 +1,6 @@
-import type { Clock } from '../../shared/clock/clock.js';
-import type { Profile } from '../twin/profile.js';
-import type { ReplicaTelemetry } from '../twin/types.js';
+import type { Clock } from '../../shared/clock/index.js';
+import type { Profile } from '../profile/profile.js';
+import type { ReplicaTelemetry } from './telemetry.js';
 import { EngineMetrics } from './engineMetrics.js';
 import { VllmConfigInvalidError, VllmNotLoadedError, VllmRequestInvalidError } from './errors.js';
 

@@ -1,7 +1,12 @@
-import { VLLM, VLLM_RENAMED } from '../../shared/metrics/names.js';
-import type { VllmVersion } from '../twin/profile.js';
-import type { EngineHistogramKey, EngineMetrics, FinishReason } from './engineMetrics.js';
-import { FINISH_REASONS, PROMPT_TOKEN_SOURCES } from './engineMetrics.js';
+import { VLLM, VLLM_RENAMED } from '../../shared/metrics/index.js';
+import type { VllmVersion } from '../profile/profile.js';
+import {
+  type EngineHistogramKey,
+  type EngineMetrics,
+  FINISH_REASONS,
+  type FinishReason,
+  PROMPT_TOKEN_SOURCES,
+} from './engineMetrics.js';
 
 /**
  * Which vLLM series a replica exposes, in the order vLLM's `PrometheusStatLogger` registers them, with the

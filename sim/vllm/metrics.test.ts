@@ -1,8 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { VirtualClock } from '../../shared/clock/clock.js';
-import type { VllmVersion } from '../twin/profile.js';
-import type { EngineConfig } from './engine.js';
-import { VllmEngine } from './engine.js';
+import { VirtualClock } from '../../shared/clock/index.js';
+import type { VllmVersion } from '../profile/profile.js';
+import { type EngineConfig, VllmEngine } from './engine.js';
 import { formatValue } from './exposition.js';
 import { renderVllmMetrics } from './metrics.js';
 

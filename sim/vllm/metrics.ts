@@ -1,9 +1,8 @@
-import { VLLM } from '../../shared/metrics/names.js';
-import type { VllmVersion } from '../twin/profile.js';
+import { VLLM } from '../../shared/metrics/index.js';
+import type { VllmVersion } from '../profile/profile.js';
 import type { EngineMetrics } from './engineMetrics.js';
 import { formatHeader, formatSample, formatValue } from './exposition.js';
-import type { ExpositionState } from './metricCatalog.js';
-import { CACHE_CONFIG_INFO_HELP, familiesFor } from './metricCatalog.js';
+import { CACHE_CONFIG_INFO_HELP, type ExpositionState, familiesFor } from './metricCatalog.js';
 
 /** Content type of the text exposition format 0.0.4 (prometheus_client's CONTENT_TYPE_LATEST). */
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';

@@ -1,7 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { systemClock } from '../../shared/clock/clock.js';
-import type { EngineConfig, RequestEvent } from './engine.js';
-import { VllmEngine } from './engine.js';
+import { systemClock } from '../../shared/clock/index.js';
+import { type EngineConfig, type RequestEvent, VllmEngine } from './engine.js';
 import { RealtimeEngineDriver } from './realtimeDriver.js';
 
 const config: EngineConfig = {

@@ -1,4 +1,4 @@
-import type { Clock } from '../../shared/clock/clock.js';
+import type { Clock } from '../../shared/clock/index.js';
 import type { VllmEngine } from './engine.js';
 
 /**

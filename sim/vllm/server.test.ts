@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { systemClock } from '../../shared/clock/clock.js';
-import { loadProfile } from '../twin/loadProfile.js';
-import type { Profile } from '../twin/profile.js';
-import type { ReplicaIdentity } from '../twin/types.js';
+import { systemClock } from '../../shared/clock/index.js';
+import { loadProfile } from '../profile/loadProfile.js';
+import type { Profile } from '../profile/profile.js';
+import type { ReplicaIdentity } from './telemetry.js';
 import { VllmConfigInvalidError } from './errors.js';
-import type { VllmReplica } from './server.js';
-import { startVllmReplica } from './server.js';
+import { startVllmReplica, type VllmReplica } from './server.js';
 
 const identity: ReplicaIdentity = {
   pod: 'vllm-inference-app-7d9c8b6f5d-x2k4q',

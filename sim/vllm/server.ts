@@ -1,18 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Clock } from '../../shared/clock/clock.js';
-import type { Profile } from '../twin/profile.js';
-import type { ReplicaIdentity, ReplicaTelemetry } from '../twin/types.js';
-import type { EngineOverrides, RequestEvent } from './engine.js';
-import { VllmEngine, engineConfigFromProfile } from './engine.js';
+import type { Clock } from '../../shared/clock/index.js';
+import type { Profile } from '../profile/profile.js';
+import type { ReplicaIdentity, ReplicaTelemetry } from './telemetry.js';
+import { engineConfigFromProfile, type EngineOverrides, type RequestEvent, VllmEngine } from './engine.js';
 import { VllmConfigInvalidError, VllmNotLoadedError, VllmRequestInvalidError } from './errors.js';
 import { pythonFloatRepr } from './exposition.js';
-import type { HttpRequestCount } from './metrics.js';
-import { METRICS_CONTENT_TYPE, renderVllmMetrics } from './metrics.js';
-import type { CompletionIdentity } from './openai.js';
-import { completionChunk, completionResponse, errorBody, parseCompletionRequest, usage, usageChunk } from './openai.js';
+import { type HttpRequestCount, METRICS_CONTENT_TYPE, renderVllmMetrics } from './metrics.js';
+import {
+  completionChunk,
+  type CompletionIdentity,
+  completionResponse,
+  errorBody,
+  parseCompletionRequest,
+  usage,
+  usageChunk,
+} from './openai.js';
 import { RealtimeEngineDriver } from './realtimeDriver.js';
 import { generatedTokenText } from './tokens.js';
 

@@ -1,12 +1,15 @@
-import type { AlertEvaluatorRun } from '../../cli/twinAlerts.js';
-import { evaluateTarget } from '../../shared/alerts/evaluate.js';
-import { alertMessageSchema, type AlertMessage } from '../../shared/alerts/message.js';
-import type { AlertCycleSummary } from '../../shared/alerts/runAlertCycle.js';
-import type { AlertName, AlertSettings, TargetEvaluation } from '../../shared/alerts/types.js';
-import type { MetricsSource, Target } from '../../shared/metrics/types.js';
-import type { RecordedMessage } from '../../sim/aws/sns.js';
-import type { SlackDelivery } from '../../sim/slack/webhookSink.js';
-import type { Twin } from '../../sim/twin/twin.js';
+import type { AlertEvaluatorRun, RecordedMessage, SlackDelivery, Twin } from '../../sim/harness/index.js';
+import {
+  type AlertCycleSummary,
+  type AlertMessage,
+  alertMessageSchema,
+  type AlertName,
+  type AlertSettings,
+  type TargetEvaluation,
+} from '../../shared/alerts/index.js';
+import { evaluateTarget } from '../../shared/alerts/rules/index.js';
+import type { MetricsSource } from '../../shared/metrics/index.js';
+import type { Target } from '../../shared/config/index.js';
 import { pollFor } from './poll.js';
 import { sleep } from './twin.js';
 

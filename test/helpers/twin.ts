@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Profile } from '../../sim/twin/profile.js';
-import { loadProfile } from '../../sim/twin/loadProfile.js';
-import { startTwin, type Twin } from '../../sim/twin/twin.js';
+import { loadProfile, type Profile, startTwin, type Twin } from '../../sim/harness/index.js';
 import { postJson } from './http.js';
 
 /** The demo request shape of the AWS guide's k6 script: a 35-token prompt, 32 tokens out. */

@@ -2,10 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { calibrateTwin } from '../../cli/commands/calibrate.js';
-import type { CalibrationReport } from '../../shared/calibration/types.js';
-import { loadProfile } from '../../sim/twin/loadProfile.js';
-import { startTwin, type Twin } from '../../sim/twin/twin.js';
+import type { CalibrationReport } from '../../shared/calibration/index.js';
+import { calibrateOnTwin, loadProfile, startTwin, type Twin } from '../../sim/harness/index.js';
 
 // The AWS guide's experiment on the twin shaped after it: Ministral 3 8B on one L40S, warmed up with 100 sequential
 // requests, then 10, 20, ... 70 requests/s held 60 s each with 30 s of rest, prompts of about 35 tokens and
@@ -23,11 +21,11 @@ beforeAll(async () => {
     profile: { ...profile, replicas: 1, startup: { ...profile.startup, modelLoadSeconds: 5 } },
   });
   out = await mkdtemp(join(tmpdir(), 'vllm-pilot-long-'));
-  report = await calibrateTwin(twin.state, {
+  ({ report } = await calibrateOnTwin(twin.state, {
     input: { request: { promptTokens: 35, maxTokens: 100 }, warmup: { requests: 100 }, scaledObject: { apply: false } },
-    out,
-    quiet: true,
-  });
+    executionName: 'calib-ministral-guide',
+    reportsDir: out,
+  }));
 }, 25 * MINUTES);
 
 afterAll(async () => {

@@ -1,4 +1,4 @@
-import { ALERT_RULES } from '../rules/registry.js';
+import { ALERT_RULES } from '../rules/index.js';
 
 /** `for` as the guide's table writes it: `2 min`, `30 s`, `-` for none. */
 function forText(seconds: number): string {

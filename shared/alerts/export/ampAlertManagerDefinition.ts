@@ -1,8 +1,9 @@
 import { ALERT_MESSAGE_ATTRIBUTES, ALERT_MESSAGE_VERSION } from '../message.js';
 import { AlertExportInvalidError } from '../errors.js';
 import { formatDurationSeconds } from '../format.js';
-import { DEFAULT_REPEAT_INTERVAL_SECONDS } from '../settings.js';
+import { DEFAULT_REPEAT_INTERVAL_SECONDS } from '../rules/index.js';
 import { toYaml } from './ruleGroups.js';
+import { REGION } from '../../config/index.js';
 
 export interface AmpAlertManagerDefinitionOptions {
   /** The Standard (not FIFO) SNS topic AMP publishes to, e.g. `arn:aws:sns:us-east-1:123456789012:vllm-eks-pilot-alerts`. */
@@ -16,7 +17,6 @@ export interface AmpAlertManagerDefinitionOptions {
 /** AMP refuses a `repeat_interval` above 5 days (AMP quotas). */
 const MAX_REPEAT_INTERVAL_SECONDS = 5 * 86_400;
 const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:([a-z0-9-]+):\d{12}:([A-Za-z0-9_-]{1,256})$/;
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
 
 /** A JSON string of a template value: Go's `%q` escapes `"`, `\` and control characters the way JSON reads them. */
 const quote = (expr: string) => `{{ printf "%q" (${expr}) }}`;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
 import { AlertExportInvalidError } from '../errors.js';
-import { DEFAULT_ALERT_SETTINGS } from '../settings.js';
+import { DEFAULT_ALERT_SETTINGS } from '../rules/index.js';
 import { prometheusRuleManifest } from './prometheusRule.js';
 
 describe('Function: prometheusRuleManifest', () => {

@@ -1,7 +1,9 @@
-import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
-import type { IPrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
-import { TARGET_NAME_RULES } from '../../config/targets.js';
-import type { KubeObject } from '../../kube/types.js';
+import {
+  type IPrometheusRule,
+  PrometheusRule,
+} from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
+import { TARGET_NAME_RULES } from '../../config/index.js';
+import type { KubeObject } from '../../kube/index.js';
 import { AlertExportInvalidError } from '../errors.js';
 import { alertRuleGroups, RULE_GROUP_NAME, type AlertExportOptions } from './ruleGroups.js';
 

@@ -1,8 +1,6 @@
-import { eq, selector } from '../../metrics/promql.js';
-import { DCGM, VLLM, VLLM_RENAMED } from '../../metrics/names.js';
+import { DCGM, eq, selector, VLLM, VLLM_RENAMED } from '../../metrics/index.js';
 import { formatDurationSeconds, goFormatFloat } from '../format.js';
-import { ruleByName } from '../rules/registry.js';
-import { DEFAULT_ALERT_SETTINGS } from '../settings.js';
+import { DEFAULT_ALERT_SETTINGS, ruleByName } from '../rules/index.js';
 import type { AlertName } from '../types.js';
 import { toYaml } from './ruleGroups.js';
 

@@ -1,9 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import type { Target } from '../../metrics/types.js';
+import type { Target } from '../../config/index.js';
 import { heldForQuery } from '../heldFor.js';
-import { ALERT_RULES } from '../rules/registry.js';
-import { GENERIC_SCOPE } from '../rules/scope.js';
-import { DEFAULT_ALERT_SETTINGS, parseAlertSettings } from '../settings.js';
+import { ALERT_RULES, DEFAULT_ALERT_SETTINGS, GENERIC_SCOPE, parseAlertSettings } from '../rules/index.js';
 import { alertRuleGroups, alertingRule, RULE_GROUP_NAME } from './ruleGroups.js';
 
 const target: Target = {

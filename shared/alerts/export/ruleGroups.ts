@@ -1,10 +1,15 @@
 import { stringify as stringifyYaml } from 'yaml';
 import { formatDurationSeconds } from '../format.js';
 import { heldForQuery } from '../heldFor.js';
-import { ALERT_RULES, runbookUrl } from '../rules/registry.js';
-import { alertScopeForTarget, GENERIC_SCOPE } from '../rules/scope.js';
-import type { ExportableAlertRule } from '../rules/text.js';
-import { DEFAULT_ALERT_SETTINGS, type AlertTarget } from '../settings.js';
+import {
+  ALERT_RULES,
+  alertScopeForTarget,
+  type AlertTarget,
+  DEFAULT_ALERT_SETTINGS,
+  type ExportableAlertRule,
+  GENERIC_SCOPE,
+  runbookUrl,
+} from '../rules/index.js';
 import type { AlertScope, AlertSettings } from '../types.js';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { parse as parseYaml } from 'yaml';
 import { AlertExportInvalidError } from '../errors.js';
-import { DEFAULT_ALERT_SETTINGS } from '../settings.js';
+import { DEFAULT_ALERT_SETTINGS } from '../rules/index.js';
 import { ampRuleGroupsNamespaceData, GENERATED_HEADER } from './rulesFile.js';
 
 interface RulesFile {

@@ -2,15 +2,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SNSClient } from '@aws-sdk/client-sns';
-import { startSnsTwin, type SnsTwin } from '../../../sim/aws/sns.js';
+import { type SnsTwin, startSnsTwin } from '../../../sim/harness/index.js';
 import { buildAlertMessage } from '../buildMessage.js';
 import { groupNotifications, type AlertGroup } from '../group.js';
 import type { AlertMessage } from '../message.js';
 import { AlertPipelineInputInvalidError, AlertPublishError } from '../pipelineErrors.js';
-import { FIXTURE_T0, fixtureInstance, fixtureState } from '../state/fixtures.js';
-import type { AlertState } from '../state/types.js';
+import { FIXTURE_T0, fixtureInstance, fixtureState } from '../state/index.js';
+import type { AlertState } from '../alertState.js';
 import { alertSubject, SnsAlertPublisher, SNS_LIMITS } from './SnsAlertPublisher.js';
-import type { PublishOutcome } from './types.js';
+import type { PublishOutcome } from '../publisher.js';
 
 const CREDENTIALS = { accessKeyId: 'AKIDTWINSNS', secretAccessKey: 'twin-sns-not-a-secret' };
 

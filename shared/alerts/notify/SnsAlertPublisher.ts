@@ -7,7 +7,7 @@ import {
 import type { AlertGroup } from '../group.js';
 import { ALERT_MESSAGE_ATTRIBUTES, type AlertMessage, type AlertMessageAttribute } from '../message.js';
 import { AlertPipelineInputInvalidError, AlertPublishError, describeCause } from '../pipelineErrors.js';
-import type { AlertPublisher, PublishOutcome } from './types.js';
+import type { AlertPublisher, PublishOutcome } from '../publisher.js';
 
 /**
  * SNS limits (API reference: Publish, PublishBatch, "Amazon SNS message attributes"): 10 entries per PublishBatch,

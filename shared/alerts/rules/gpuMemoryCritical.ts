@@ -1,5 +1,4 @@
-import { DCGM } from '../../metrics/names.js';
-import { aggregate, plus, ratio } from '../../metrics/promql.js';
+import { aggregate, DCGM, plus, ratio } from '../../metrics/index.js';
 import { byLabels, scopedSelector } from './scope.js';
 import { defineAlertRule, heldText, type TextParts } from './text.js';
 

@@ -1,5 +1,4 @@
-import { VLLM } from '../../metrics/names.js';
-import { aggregate, dropNaN, histogramQuantile, rate } from '../../metrics/promql.js';
+import { aggregate, dropNaN, histogramQuantile, rate, VLLM } from '../../metrics/index.js';
 import { formatDurationSeconds } from '../format.js';
 import { byLabels, scopedSelector } from './scope.js';
 import { defineAlertRule, heldText } from './text.js';

@@ -1,5 +1,4 @@
-import { VLLM } from '../../metrics/names.js';
-import { aggregate } from '../../metrics/promql.js';
+import { aggregate, VLLM } from '../../metrics/index.js';
 import { byLabels, scopedSelector } from './scope.js';
 import { defineAlertRule, heldText } from './text.js';
 

@@ -1,4 +1,4 @@
-import { aggregate, overVllmNames } from '../../metrics/promql.js';
+import { aggregate, overVllmNames } from '../../metrics/index.js';
 import { byLabels, scopedSelector } from './scope.js';
 import { defineAlertRule, heldText } from './text.js';
 

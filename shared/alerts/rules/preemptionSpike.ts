@@ -1,5 +1,4 @@
-import { VLLM } from '../../metrics/names.js';
-import { aggregate, rate } from '../../metrics/promql.js';
+import { aggregate, rate, VLLM } from '../../metrics/index.js';
 import { formatDurationSeconds } from '../format.js';
 import { byLabels, scopedSelector } from './scope.js';
 import { defineAlertRule, heldText } from './text.js';

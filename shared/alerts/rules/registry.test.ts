@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { Target } from '../../metrics/types.js';
-import { DEFAULT_ALERT_SETTINGS } from '../settings.js';
+import type { Target } from '../../config/index.js';
+import { DEFAULT_ALERT_SETTINGS } from './settings.js';
 import { ALERT_NAMES, type AlertName } from '../types.js';
 import { ALERT_RULES, ruleByName, runbookUrl, usesRateWindow } from './registry.js';
 import { alertScopeForTarget, GENERIC_SCOPE } from './scope.js';

@@ -1,5 +1,4 @@
-import type { AlertName } from '../types.js';
-import { ALERT_NAMES } from '../types.js';
+import { ALERT_NAMES, type AlertName } from '../types.js';
 import { gpuMemoryCritical } from './gpuMemoryCritical.js';
 import { highLatency } from './highLatency.js';
 import { highQueueDepth } from './highQueueDepth.js';

@@ -1,5 +1,5 @@
-import { assertMetricName, dcgmMatchers, selector, vllmMatchers, type LabelMatcher } from '../../metrics/promql.js';
-import type { Target } from '../../metrics/types.js';
+import { assertMetricName, dcgmMatchers, type LabelMatcher, selector, vllmMatchers } from '../../metrics/index.js';
+import type { Target } from '../../config/index.js';
 import type { AlertScope } from '../types.js';
 
 /** The scope of an exported generic rule file: every series (no matchers, no extra labels). */

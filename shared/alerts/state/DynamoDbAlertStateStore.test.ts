@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { startDynamoDbTwin, type DynamoDbTwin } from '../../../sim/aws/dynamodb.js';
+import { type DynamoDbTwin, startDynamoDbTwin } from '../../../sim/harness/index.js';
 import {
   AlertPipelineInputInvalidError,
   AlertStateCorruptError,
@@ -8,9 +8,9 @@ import {
   AlertStateUnavailableError,
 } from '../pipelineErrors.js';
 import { DynamoDbAlertStateStore } from './DynamoDbAlertStateStore.js';
-import { FIXTURE_T0, FIXTURE_TARGET, fixtureInstance, fixtureState } from './fixtures.js';
+import { FIXTURE_T0, FIXTURE_TARGET, fixtureInstance, fixtureState } from '../testing/fixtures.js';
 import { ALERT_STATE_TABLE } from './table.js';
-import { RESOLVED_RETENTION_SECONDS, type AlertState, type ClaimRequest } from './types.js';
+import { RESOLVED_RETENTION_SECONDS, type AlertState, type ClaimRequest } from '../alertState.js';
 
 const TABLE = 'vllm-eks-pilot-alert-state';
 const TABLES = 16;

@@ -17,7 +17,7 @@ import type {
   CommitRequest,
   ReleaseRequest,
   SentNotification,
-} from './types.js';
+} from '../alertState.js';
 
 export interface DynamoDbAlertStateStoreOptions {
   /** A DynamoDB client for the table's region (or the twin's endpoint); the store wraps it for documents. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DynamoDBClient, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { startDynamoDbTwin, type DynamoDbTwin } from '../../../sim/aws/dynamodb.js';
+import { type DynamoDbTwin, startDynamoDbTwin } from '../../../sim/harness/index.js';
 import { CalibrationDependencyUnavailableError } from '../errors.js';
 import type { CalibrationReport, StepMeasurement, Thresholds } from '../types.js';
 import { DynamoDbHistoryStore, REPORT_INLINE_LIMIT_BYTES } from './DynamoDbHistoryStore.js';

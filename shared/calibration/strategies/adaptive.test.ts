@@ -5,7 +5,7 @@ import type { CalibrationInput, CalibrationInputSpec } from '../input.js';
 import { MINISTRAL_TWIN_STEP_SPECS, buildSteps, testInput } from '../testing/steps.js';
 import type { StepMeasurement, StrategyDecision } from '../types.js';
 import { adaptiveStrategy, decideAdaptive, restBefore } from './adaptive.js';
-import { estimateCapacity } from './capacityEstimate.js';
+import { estimateCapacity } from '../capacityEstimate.js';
 import { STRATEGIES } from './registry.js';
 import { SaturatingServer, runStrategy } from './testing/saturatingServer.js';
 

@@ -2,7 +2,7 @@ import { fmt } from '../format.js';
 import type { CalibrationPlan } from '../input.js';
 import { SATURATION_RULES } from '../rules.js';
 import type { StepMeasurement, StrategyDecision } from '../types.js';
-import { kneeEstimate, requestLifetimeSeconds, type KneeEstimate } from './capacityEstimate.js';
+import { kneeEstimate, requestLifetimeSeconds, type KneeEstimate } from '../capacityEstimate.js';
 import type { CalibrationStrategy } from './types.js';
 
 /**

@@ -1,5 +1,5 @@
 /** A whole calibration report built from the guide-shaped steps, through the product's own functions. */
-import type { KubeObject } from '../../kube/types.js';
+import type { KubeObject } from '../../kube/index.js';
 import { analyze } from '../analyze.js';
 import type { CalibrationInput } from '../input.js';
 import { buildProvenance } from '../provenance.js';

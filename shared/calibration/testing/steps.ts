@@ -7,7 +7,7 @@
  * rising to 6-10 s at saturation. `ministralTwinSteps` carries the numbers the twin's `ministral-8b-l40s` profile
  * gives (sim/vllm/capacity.ts `measureLatency`, 60 s per rate), including its 94 % completion at 50 req/s.
  */
-import type { K6Summary } from '../../kube/k6.js';
+import type { K6Summary } from '../../kube/index.js';
 import { parseCalibrationInput, type CalibrationInput, type CalibrationInputSpec } from '../input.js';
 import { classifyStep } from '../measure.js';
 import type { AmpStepMeasurement, StepMeasurement } from '../types.js';

@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { formatPath } from '../../config/zodIssues.js';
+import { formatPath } from '../../config/index.js';
 import { KubeManifestInputError } from '../errors.js';
 
 /**

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { TARGET_NAME_RULES } from '../../config/targets.js';
+import { TARGET_NAME_RULES } from '../../config/index.js';
 import { parseInput } from './parseInput.js';
 import { DEFAULT_WARMUP_REQUESTS } from './warmup.js';
 

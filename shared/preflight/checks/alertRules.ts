@@ -1,4 +1,4 @@
-import { ALERT_RULES } from '../../alerts/rules/registry.js';
+import { ALERT_RULES } from '../../alerts/rules/index.js';
 import { CHECK_IDS, type PreflightCheck } from '../types.js';
 import { listText, settingEvidence, signalOf } from '../workload.js';
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { ALERT_RULES } from '../../alerts/rules/registry.js';
-import { vllmDeployment } from '../../kube/manifests/vllmDeployment.js';
-import type { KubeObject } from '../../kube/types.js';
+import { ALERT_RULES } from '../../alerts/rules/index.js';
+import { grafanaDashboardConfigMaps } from '../../dashboards/index.js';
+import { vllmDeployment } from '../../kube/manifests/index.js';
+import type { KubeObject } from '../../kube/index.js';
+import { CADVISOR, DCGM, VLLM_RENAMED } from '../../metrics/index.js';
 import {
   DEPLOYMENT_INPUT,
   FakeCluster,
@@ -23,11 +25,11 @@ import type { PreflightCheck, PreflightContext } from '../types.js';
 import { alertRules } from './alertRules.js';
 import { dcgmExporter } from './dcgmExporter.js';
 import { gpuMemorySettings } from './gpuMemorySettings.js';
-import { grafanaDashboards } from './grafanaDashboards.js';
+import { DASHBOARD_TIERS, grafanaDashboards } from './grafanaDashboards.js';
 import { karpenterDoNotDisrupt } from './karpenterDoNotDisrupt.js';
 import { kedaScaledObject } from './kedaScaledObject.js';
 import { loadTest } from './loadTest.js';
-import { PREFLIGHT_CHECKS } from '../registry.js';
+import { PREFLIGHT_CHECKS } from './registry.js';
 import { findScaleCycle, scaleCycle } from './scaleCycle.js';
 import { serviceMonitorScraping } from './serviceMonitorScraping.js';
 import { vllmMetricsExposed } from './vllmMetricsExposed.js';
@@ -206,9 +208,34 @@ describe('Check: grafana-dashboards', () => {
       reason: /^no ConfigMap in any namespace has the Grafana sidecar label grafana_dashboard=1/,
     },
     {
-      case: 'dashboards without GPU and container panels',
+      case: 'a dashboard of service quality only',
       objects: () => replace(preparedObjects(), 'ConfigMap', dashboardConfigMap(['vllm:num_requests_running'])),
-      reason: /no panel queries Tier 2 \(DCGM GPU\) and Tier 3 \(container\)$/,
+      reason: /no panel queries Tier 2 \(vLLM engine state\) and Tier 3 \(GPU and infrastructure\)$/,
+    },
+    {
+      case: "vLLM and GPU panels but none of the guide's engine-state series",
+      objects: () =>
+        replace(
+          preparedObjects(),
+          'ConfigMap',
+          dashboardConfigMap(['sum(vllm:num_requests_waiting)', 'DCGM_FI_DEV_GPU_UTIL', 'vllm:cache_config_info']),
+        ),
+      reason: /no panel queries Tier 2 \(vLLM engine state\)$/,
+    },
+    {
+      case: "series that only share a prefix with the guide's",
+      objects: () =>
+        replace(
+          preparedObjects(),
+          'ConfigMap',
+          dashboardConfigMap([
+            'vllm:num_requests_waiting_by_reason',
+            'vllm:request_time_per_output_token_seconds_bucket',
+            'vllm:prompt_tokens_cached_total',
+          ]),
+        ),
+      reason:
+        /no panel queries Tier 1 \(service quality\), Tier 2 \(vLLM engine state\) and Tier 3 \(GPU and infrastructure\)$/,
     },
   ])('warns with $case', async ({ objects, reason }) => {
     // Act
@@ -217,6 +244,74 @@ describe('Check: grafana-dashboards', () => {
     // Assess
     expect(result.status).toBe('warn');
     expect(result.reason).toMatch(reason);
+    expect(result.fix).toEqual(expect.any(String));
+  });
+
+  it.each([
+    {
+      case: "vLLM's current names",
+      exprs: [
+        'histogram_quantile(0.95, sum by (le) (rate(vllm:inter_token_latency_seconds_bucket[5m])))',
+        'max(vllm:kv_cache_usage_perc)',
+        'DCGM_FI_DEV_FB_USED',
+      ],
+    },
+    {
+      case: "vLLM's names before 0.11",
+      exprs: [
+        'histogram_quantile(0.95, sum by (le) (rate(vllm:time_per_output_token_seconds_bucket[5m])))',
+        'max(vllm:gpu_cache_usage_perc)',
+        'sum(rate(container_cpu_usage_seconds_total[5m]))',
+      ],
+    },
+    {
+      case: 'counters and histogram series',
+      exprs: [
+        'sum(rate(vllm:request_success_total[5m]))',
+        'sum(rate(vllm:iteration_tokens_total_sum[5m])) / sum(rate(vllm:iteration_tokens_total_count[5m]))',
+        'container_memory_working_set_bytes',
+      ],
+    },
+  ])('passes with the three tiers queried under $case', async ({ exprs }) => {
+    // Prepare
+    const objects = replace(preparedObjects(), 'ConfigMap', dashboardConfigMap(exprs));
+
+    // Act
+    const result = await run(grafanaDashboards, preparedContext({ objects }));
+
+    // Assess
+    expect({ status: result.status, reason: result.reason }).toEqual({
+      status: 'pass',
+      reason:
+        '1 dashboard in 1 ConfigMap labelled grafana_dashboard=1 query all three tiers (service quality, vLLM engine state, GPU and infrastructure)',
+    });
+  });
+
+  it("passes with the repository's dashboards (infra/grafana), each covering its own tier", async () => {
+    // Prepare
+    const objects = [...without(preparedObjects(), 'ConfigMap'), ...grafanaDashboardConfigMaps()];
+
+    // Act
+    const result = await run(grafanaDashboards, preparedContext({ objects }));
+
+    // Assess
+    expect(result.status).toBe('pass');
+    expect(result.evidence.map((e) => (e.kind === 'object' ? e.detail?.tiers : undefined))).toEqual([[1], [2], [3]]);
+  });
+
+  it('puts both names of the renamed KV-cache and inter-token series, every DCGM field and cAdvisor series in one tier', () => {
+    // Prepare
+    const names = [
+      ...[VLLM_RENAMED.kvCacheUsage, VLLM_RENAMED.interTokenLatency].flatMap((m) => [m.current, m.legacy]),
+      ...Object.values(DCGM),
+      ...Object.values(CADVISOR),
+    ];
+
+    // Act
+    const tiers = names.map((name) => DASHBOARD_TIERS.filter((t) => t.pattern.test(`sum(${name})`)).length);
+
+    // Assess
+    expect(tiers).toEqual(names.map(() => 1));
   });
 });
 

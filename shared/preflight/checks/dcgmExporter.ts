@@ -1,16 +1,7 @@
-import type { KubeObject, ObjectRef } from '../../kube/types.js';
-import { DCGM } from '../../metrics/names.js';
-import { DCGM_LABELS, dcgmSelector } from '../../metrics/promql.js';
+import { deploymentPods, KINDS, type KubeObject, type ObjectRef } from '../../kube/index.js';
+import { DCGM, DCGM_LABELS, dcgmSelector } from '../../metrics/index.js';
 import { CHECK_IDS, type Evidence, type PreflightCheck } from '../types.js';
-import {
-  deploymentPods,
-  listText,
-  loadDeployment,
-  objectEvidence,
-  plural,
-  seriesEvidence,
-  signalOf,
-} from '../workload.js';
+import { listText, loadDeployment, objectEvidence, plural, seriesEvidence, signalOf } from '../workload.js';
 
 /** How NVIDIA's chart and the gpu-operator label the exporter, and the image they run. */
 const DCGM_NAME_LABEL = { key: 'app.kubernetes.io/name', value: 'dcgm-exporter' } as const;
@@ -31,12 +22,12 @@ export const dcgmExporter: PreflightCheck = {
   title: 'DCGM exporter DaemonSet running',
   async run(context) {
     const { target } = context;
-    const all = await context.cluster.list({ apiVersion: 'apps/v1', kind: 'DaemonSet' });
+    const all = await context.cluster.list({ ...KINDS.daemonSet });
     const exporters = all.filter(isDcgmExporter);
     const evidence: Evidence[] = [];
     if (exporters.length === 0) {
       evidence.push(
-        objectEvidence({ apiVersion: 'apps/v1', kind: 'DaemonSet', name: DCGM_IMAGE }, false, {
+        objectEvidence({ ...KINDS.daemonSet, name: DCGM_IMAGE }, false, {
           daemonSetsSeen: all.length,
         }),
       );
@@ -68,7 +59,7 @@ export const dcgmExporter: PreflightCheck = {
     }
     const dsName = `${healthy.ds.metadata.namespace ?? ''}/${healthy.ds.metadata.name}`;
     const deployment = await loadDeployment(context);
-    const { ready } = await deploymentPods(context, deployment);
+    const { ready } = await deploymentPods(context.cluster, deployment);
     const query = dcgmSelector(target, DCGM.fbUsed);
     const samples = await context.metrics.instant(query, { timeMs: context.clock.now(), ...signalOf(context) });
     const gpusByPod = new Map<string, Set<string>>();
@@ -114,5 +105,5 @@ function isDcgmExporter(ds: KubeObject): boolean {
 }
 
 function refOf(ds: KubeObject): ObjectRef {
-  return { apiVersion: 'apps/v1', kind: 'DaemonSet', namespace: ds.metadata.namespace ?? '', name: ds.metadata.name };
+  return { ...KINDS.daemonSet, namespace: ds.metadata.namespace ?? '', name: ds.metadata.name };
 }

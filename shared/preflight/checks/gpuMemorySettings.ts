@@ -1,4 +1,4 @@
-import { historyTargetKey } from '../../calibration/history/historyTargetKey.js';
+import { historyTargetKey } from '../../calibration/history/index.js';
 import { matchCalibration } from '../calibrationMatch.js';
 import { CHECK_IDS, type CheckStatus, type Evidence, type PreflightCheck } from '../types.js';
 import {

@@ -1,4 +1,4 @@
-import { DO_NOT_DISRUPT } from '../../kube/manifests/labels.js';
+import { DO_NOT_DISRUPT } from '../../kube/manifests/index.js';
 import { CHECK_IDS, type PreflightCheck } from '../types.js';
 import { deploymentRef, loadDeployment, objectEvidence, podTemplateOf } from '../workload.js';
 

@@ -1,4 +1,5 @@
-import type { KubeObject, ObjectRef } from '../../kube/types.js';
+import { KEDA_KINDS } from '../../keda/index.js';
+import type { KubeObject, ObjectRef } from '../../kube/index.js';
 import { CHECK_IDS, type Evidence, type PreflightCheck } from '../types.js';
 import { listText, objectEvidence } from '../workload.js';
 
@@ -7,7 +8,6 @@ const KEDA_CRD: ObjectRef = {
   kind: 'CustomResourceDefinition',
   name: 'scaledobjects.keda.sh',
 };
-const SCALED_OBJECT = { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject' } as const;
 
 interface ScaledObjectShape {
   spec?: { scaleTargetRef?: { name?: string; kind?: string } };
@@ -34,7 +34,7 @@ export const kedaScaledObject: PreflightCheck = {
       };
     }
     const evidence: Evidence[] = [objectEvidence(KEDA_CRD, true)];
-    const all = await context.cluster.list({ ...SCALED_OBJECT, namespace: target.namespace });
+    const all = await context.cluster.list({ ...KEDA_KINDS.scaledObject, namespace: target.namespace });
     const chosen =
       target.scaledObject !== undefined
         ? all.filter((so) => so.metadata.name === target.scaledObject)
@@ -46,7 +46,7 @@ export const kedaScaledObject: PreflightCheck = {
           : `no ScaledObject in namespace ${target.namespace} targets Deployment ${target.deployment} (${all.length} seen: ${all.map((so) => so.metadata.name).join(', ') || 'none'})`;
       evidence.push(
         objectEvidence(
-          { ...SCALED_OBJECT, namespace: target.namespace, name: target.scaledObject ?? target.deployment },
+          { ...KEDA_KINDS.scaledObject, namespace: target.namespace, name: target.scaledObject ?? target.deployment },
           false,
         ),
       );
@@ -95,5 +95,5 @@ function targetsDeployment(so: KubeObject, deployment: string): boolean {
 }
 
 function refOf(so: KubeObject): ObjectRef {
-  return { ...SCALED_OBJECT, namespace: so.metadata.namespace ?? '', name: so.metadata.name };
+  return { ...KEDA_KINDS.scaledObject, namespace: so.metadata.namespace ?? '', name: so.metadata.name };
 }

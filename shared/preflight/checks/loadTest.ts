@@ -1,4 +1,4 @@
-import { historyTargetKey } from '../../calibration/history/historyTargetKey.js';
+import { historyTargetKey } from '../../calibration/history/index.js';
 import { matchCalibration } from '../calibrationMatch.js';
 import { CHECK_IDS, type PreflightCheck } from '../types.js';
 import { listText, loadDeployment, podTemplateOf } from '../workload.js';

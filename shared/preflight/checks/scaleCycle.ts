@@ -1,5 +1,4 @@
-import { VLLM } from '../../metrics/names.js';
-import { vllmSelector } from '../../metrics/promql.js';
+import { VLLM, vllmSelector } from '../../metrics/index.js';
 import { CHECK_IDS, type PreflightCheck } from '../types.js';
 import { seriesEvidence, signalOf } from '../workload.js';
 

@@ -1,24 +1,13 @@
-import type { KubeObject, ObjectRef } from '../../kube/types.js';
-import { VLLM } from '../../metrics/names.js';
-import { vllmSelector } from '../../metrics/promql.js';
+import { deploymentPods, KINDS, servicesSelecting, type KubeObject, type ObjectRef } from '../../kube/index.js';
+import { VLLM, vllmSelector } from '../../metrics/index.js';
 import { CHECK_IDS, type Evidence, type PreflightCheck, type PreflightContext } from '../types.js';
-import {
-  deploymentPods,
-  listText,
-  loadDeployment,
-  objectEvidence,
-  plural,
-  seriesEvidence,
-  signalOf,
-} from '../workload.js';
+import { listText, loadDeployment, objectEvidence, plural, seriesEvidence, signalOf } from '../workload.js';
 
 /** The Prometheus operator's CRD, as kube-prometheus-stack installs it. */
 const SERVICE_MONITOR_CRD: ObjectRef = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
+  ...KINDS.customResourceDefinition,
   name: 'servicemonitors.monitoring.coreos.com',
 };
-const SERVICE_MONITOR = { apiVersion: 'monitoring.coreos.com/v1', kind: 'ServiceMonitor' } as const;
 
 interface ServicePort {
   name?: string;
@@ -68,7 +57,7 @@ export const serviceMonitorScraping: PreflightCheck = {
     const svcPorts = ((svc.spec as { ports?: ServicePort[] } | undefined)?.ports ?? []).map((p) => p.name ?? '');
     evidence.push(objectEvidence(svcRef, true, { labels: svcLabels, ports: svcPorts }));
 
-    const monitors = await context.cluster.list({ ...SERVICE_MONITOR });
+    const monitors = await context.cluster.list({ ...KINDS.serviceMonitor });
     const candidates = monitors.filter((m) => watchesNamespace(m, target.namespace));
     const selecting = candidates.filter((m) => selects((m.spec as MonitorSpec | undefined)?.selector, svcLabels));
     const matching = selecting.filter((m) =>
@@ -84,7 +73,7 @@ export const serviceMonitorScraping: PreflightCheck = {
           ? `no ServiceMonitor (of ${plural(candidates.length, 'one')} watching namespace ${target.namespace}) selects Service ${svc.metadata.name} (labels ${JSON.stringify(svcLabels)})`
           : `ServiceMonitor ${listText(selecting.map((m) => m.metadata.name))} selects Service ${svc.metadata.name} but names none of its ports (${listText(svcPorts.map((p) => JSON.stringify(p)))})`;
       if (selecting.length === 0)
-        evidence.push(objectEvidence({ ...SERVICE_MONITOR, namespace: target.namespace, name: '*' }, false));
+        evidence.push(objectEvidence({ ...KINDS.serviceMonitor, namespace: target.namespace, name: '*' }, false));
       return {
         status: 'fail',
         reason: why,
@@ -95,7 +84,7 @@ export const serviceMonitorScraping: PreflightCheck = {
     const monitor = matching[0] as KubeObject;
     evidence.push(objectEvidence(refOf(monitor), true, { selectsService: true, portMatches: true }));
 
-    const { ready } = await deploymentPods(context, deployment);
+    const { ready } = await deploymentPods(context.cluster, deployment);
     if (ready.length === 0) {
       return {
         status: 'fail',
@@ -168,7 +157,7 @@ async function findService(
   deployment: KubeObject,
 ): Promise<{ ref: ObjectRef; object?: KubeObject }> {
   const { target } = context;
-  const base = { apiVersion: 'v1', kind: 'Service', namespace: target.namespace };
+  const base = { ...KINDS.service, namespace: target.namespace };
   if (target.service !== undefined) {
     const ref = { ...base, name: target.service };
     const object = await context.cluster.get(ref);
@@ -176,14 +165,7 @@ async function findService(
   }
   const byName = await context.cluster.get({ ...base, name: target.deployment });
   if (byName !== undefined) return { ref: { ...base, name: target.deployment }, object: byName };
-  const podLabels =
-    (deployment.spec as { template?: { metadata?: { labels?: Record<string, string> } } } | undefined)?.template
-      ?.metadata?.labels ?? {};
-  const services = await context.cluster.list({ ...base });
-  const selecting = services.find((s) => {
-    const selector = (s.spec as { selector?: Record<string, string> } | undefined)?.selector;
-    return selector !== undefined && Object.keys(selector).length > 0 && selects({ matchLabels: selector }, podLabels);
-  });
+  const [selecting] = await servicesSelecting(context.cluster, deployment);
   return selecting === undefined
     ? { ref: { ...base, name: '*' } }
     : { ref: { ...base, name: selecting.metadata.name }, object: selecting };

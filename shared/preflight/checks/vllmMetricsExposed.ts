@@ -1,9 +1,7 @@
-import { VLLM } from '../../metrics/names.js';
-import { aggregate, vllmSelector } from '../../metrics/promql.js';
-import type { KubeObject } from '../../kube/types.js';
+import { aggregate, VLLM, vllmSelector } from '../../metrics/index.js';
+import { deploymentPods, type KubeObject } from '../../kube/index.js';
 import { CHECK_IDS, type Evidence, type PreflightCheck, type PreflightContext } from '../types.js';
 import {
-  deploymentPods,
   deploymentRef,
   listText,
   loadDeployment,
@@ -30,7 +28,7 @@ export const vllmMetricsExposed: PreflightCheck = {
   async run(context) {
     const { target } = context;
     const deployment = await loadDeployment(context);
-    const { ready } = await deploymentPods(context, deployment);
+    const { ready } = await deploymentPods(context.cluster, deployment);
     const query = aggregate('max', ['pod'], vllmSelector(target, VLLM.numRequestsRunning));
     if (ready.length === 0) {
       return {

@@ -1,11 +1,9 @@
-import { WARMUP_ANNOTATION, WARMUP_DONE_FILE } from '../../kube/manifests/warmup.js';
-import type { KubeObject } from '../../kube/types.js';
-import { VLLM } from '../../metrics/names.js';
-import { aggregate, vllmSelector } from '../../metrics/promql.js';
+import { WARMUP_ANNOTATION, WARMUP_DONE_FILE } from '../../kube/manifests/index.js';
+import { deploymentPods, type KubeObject } from '../../kube/index.js';
+import { aggregate, VLLM, vllmSelector } from '../../metrics/index.js';
 import { CHECK_IDS, type Evidence, type PreflightCheck, type PreflightContext } from '../types.js';
 import {
   deploymentRef,
-  deploymentPods,
   listText,
   loadDeployment,
   objectEvidence,
@@ -68,7 +66,7 @@ export const warmup: PreflightCheck = {
         fix,
       };
     }
-    const { ready } = await deploymentPods(context, deployment);
+    const { ready } = await deploymentPods(context.cluster, deployment);
     if (ready.length === 0) {
       return {
         status: 'warn',

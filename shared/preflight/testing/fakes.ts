@@ -3,13 +3,11 @@
  * In-memory fakes of the preflight ports for unit tests, and a fully prepared world (every check passes) that a
  * test breaks one thing at a time. Integration tests use the twin instead.
  */
-import type { CalibrationHistoryStore, HistoryRecord } from '../../calibration/history/types.js';
-import { podTemplateHash } from '../../calibration/provenance.js';
-import { VirtualClock } from '../../clock/clock.js';
-import { ALERT_RULES } from '../../alerts/rules/registry.js';
-import { vllmDeployment } from '../../kube/manifests/vllmDeployment.js';
-import { vllmService } from '../../kube/manifests/vllmService.js';
-import { vllmServiceMonitor } from '../../kube/manifests/vllmServiceMonitor.js';
+import type { CalibrationHistoryStore, HistoryRecord } from '../../calibration/history/index.js';
+import { podTemplateHash } from '../../calibration/index.js';
+import { VirtualClock } from '../../clock/index.js';
+import { ALERT_RULES } from '../../alerts/rules/index.js';
+import { vllmDeployment, vllmService, vllmServiceMonitor } from '../../kube/manifests/index.js';
 import type {
   ApplyResult,
   ClusterClient,
@@ -18,10 +16,16 @@ import type {
   ListRef,
   ObjectRef,
   PodProxyRef,
-} from '../../kube/types.js';
-import type { InstantSample, MetricsSource, RangeSeries } from '../../metrics/types.js';
+} from '../../kube/index.js';
+import type {
+  AlertRulesSource,
+  InstantSample,
+  MetricsSource,
+  RangeSeries,
+  RegisteredAlertRule,
+} from '../../metrics/index.js';
 import { DEFAULT_PREFLIGHT_SETTINGS } from '../settings.js';
-import type { AlertRulesSource, PreflightContext, PreflightTarget, RegisteredAlertRule } from '../types.js';
+import type { PreflightContext, PreflightTarget } from '../types.js';
 
 /** A read-only ClusterClient over a list of objects; `proxy` maps `<ns>/<pod><path>` to a body (or an Error). */
 export class FakeCluster implements ClusterClient {
@@ -282,6 +286,7 @@ export function preparedObjects(deployment: KubeObject = vllmDeployment(DEPLOYME
     dcgmDaemonSet(),
     dashboardConfigMap([
       'sum(vllm:num_requests_waiting)',
+      'max(vllm:kv_cache_usage_perc)',
       'DCGM_FI_DEV_GPU_UTIL',
       'container_memory_working_set_bytes',
     ]),

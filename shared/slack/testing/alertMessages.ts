@@ -1,4 +1,4 @@
-import type { AlertMessage } from '../../alerts/message.js';
+import type { AlertMessage } from '../../alerts/index.js';
 
 /** A critical KV-cache alert as the pipeline publishes it (message.ts v1): the base of the Slack tests. */
 export const kvCacheFiring: AlertMessage = {

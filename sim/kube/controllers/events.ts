@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Clock } from '../../../shared/clock/clock.js';
+import type { Clock } from '../../../shared/clock/index.js';
 import type { KubeObject, ObjectStore } from '../types.js';
 import { kubeTime } from './meta.js';
 

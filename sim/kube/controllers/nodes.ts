@@ -1,5 +1,5 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
-import type { Profile } from '../../twin/profile.js';
+import type { Profile } from '../../profile/profile.js';
 import type { KubeObject } from '../types.js';
 
 /** The EKS/Karpenter world the twin's nodes pretend to live in (the AWS guide's cluster). */

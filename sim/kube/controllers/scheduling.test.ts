@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { loadProfile } from '../../twin/loadProfile.js';
+import { loadProfile } from '../../profile/loadProfile.js';
 import { gpuNode, systemNode } from './nodes.js';
 import { nodeMismatch } from './scheduling.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import { K6_SUMMARY_MARKER, k6SummarySchema, type K6Summary } from '../../../shared/kube/k6.js';
+import { K6_SUMMARY_MARKER, type K6Summary, k6SummarySchema } from '../../../shared/kube/index.js';
 import type { KubeObject } from '../types.js';
 import { isPodReady } from './podStatus.js';
 import {

@@ -1,8 +1,8 @@
-import { systemClock } from '../../../shared/clock/clock.js';
-import { K6_ENV, K6_IMAGE } from '../../../shared/kube/k6.js';
+import { systemClock } from '../../../shared/clock/index.js';
+import { K6_ENV, K6_IMAGE } from '../../../shared/kube/index.js';
 import type { TargetGroups } from '../../prometheus/scrapeConfig.js';
-import { loadProfile } from '../../twin/loadProfile.js';
-import type { Profile } from '../../twin/profile.js';
+import { loadProfile } from '../../profile/loadProfile.js';
+import type { Profile } from '../../profile/profile.js';
 import { MemoryPodLogStore } from '../logs.js';
 import { MemoryObjectStore } from '../store.js';
 import type { KubeObject } from '../types.js';

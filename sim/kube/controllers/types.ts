@@ -1,7 +1,7 @@
-import type { Clock } from '../../../shared/clock/clock.js';
+import type { Clock } from '../../../shared/clock/index.js';
 import type { NodeAgent } from '../../dcgm/server.js';
 import type { TargetGroups } from '../../prometheus/scrapeConfig.js';
-import type { Profile } from '../../twin/profile.js';
+import type { Profile } from '../../profile/profile.js';
 import type { VllmReplica } from '../../vllm/server.js';
 import type { ObjectStore, PodLogStore } from '../types.js';
 

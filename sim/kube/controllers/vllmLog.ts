@@ -1,4 +1,4 @@
-import type { Profile } from '../../twin/profile.js';
+import type { Profile } from '../../profile/profile.js';
 import type { VllmReplica, VllmReplicaOverrides } from '../../vllm/server.js';
 import { WorkloadContainerArgsError } from './errors.js';
 

@@ -1,5 +1,5 @@
-import { K6_EXECUTORS, K6_SUMMARY_MARKER, type K6Summary, k6SummarySchema } from '../../../shared/kube/k6.js';
-import { quantile, mean } from '../../../shared/util/stats.js';
+import { K6_EXECUTORS, K6_SUMMARY_MARKER, type K6Summary, k6SummarySchema } from '../../../shared/kube/index.js';
+import { mean, quantile } from '../../../shared/util/index.js';
 import { K6_DEFAULTS, type K6Plan } from './k6Plan.js';
 
 /** k6 prints durations as Go's time.Duration does: `3s`, `33s`, `1m0s`, `1m30s`, `1h0m0s`. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { K6_ENV } from '../../../shared/kube/k6.js';
+import { K6_ENV } from '../../../shared/kube/index.js';
 import { K6ConfigInvalidError } from './errors.js';
 import { type K6Container, k6PlanFromContainer } from './k6Plan.js';
 

@@ -1,4 +1,4 @@
-import { K6_ENV, K6_EXECUTORS } from '../../../shared/kube/k6.js';
+import { K6_ENV, K6_EXECUTORS } from '../../../shared/kube/index.js';
 import { K6ConfigInvalidError } from './errors.js';
 
 /**

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { systemClock } from '../../../shared/clock/clock.js';
-import { K6_SUMMARY_MARKER, k6SummarySchema } from '../../../shared/kube/k6.js';
+import { systemClock } from '../../../shared/clock/index.js';
+import { K6_SUMMARY_MARKER, k6SummarySchema } from '../../../shared/kube/index.js';
 import type { K6Plan } from './k6Plan.js';
 import { K6_EXIT_CODES, runK6 } from './runK6.js';
 

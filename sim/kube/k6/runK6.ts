@@ -1,5 +1,5 @@
-import { type Clock } from '../../../shared/clock/clock.js';
-import { K6_EXECUTORS, type K6Summary } from '../../../shared/kube/k6.js';
+import type { Clock } from '../../../shared/clock/index.js';
+import { K6_EXECUTORS, type K6Summary } from '../../../shared/kube/index.js';
 import { type LoadProgress, runConstantArrivalLoad } from '../../load/constantArrival.js';
 import { K6_DEFAULTS, type K6Plan } from './k6Plan.js';
 import { buildK6Summary, k6Banner, k6Duration, k6Elapsed, k6LogLine, summaryLine } from './k6Output.js';

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { Clock } from '../../../shared/clock/clock.js';
+import type { Clock } from '../../../shared/clock/index.js';
 import { type CompletionShape, postCompletion } from './completionRequest.js';
 
 export interface SharedIterationsOptions extends CompletionShape {

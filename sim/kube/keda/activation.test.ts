@@ -1,6 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { decideKedaScale } from './activation.js';
-import type { KedaScaleInput } from './activation.js';
+import { decideKedaScale, type KedaScaleInput } from './activation.js';
 
 const NOW = 1_000_000_000;
 const READY = { type: 'Ready', status: 'True', reason: 'ScaledObjectReady' } as const;

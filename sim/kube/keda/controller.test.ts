@@ -1,11 +1,9 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { VirtualClock } from '../../../shared/clock/clock.js';
-import { MetricsNetworkError } from '../../../shared/metrics/errors.js';
-import type { InstantSample } from '../../../shared/metrics/types.js';
+import { VirtualClock } from '../../../shared/clock/index.js';
+import { type InstantSample, MetricsNetworkError } from '../../../shared/metrics/index.js';
 import { MemoryObjectStore } from '../store.js';
 import type { KubeObject } from '../types.js';
-import { startKedaController } from './controller.js';
-import type { KedaController } from './controller.js';
+import { type KedaController, startKedaController } from './controller.js';
 import { formatHpaTargets } from './scaledObject.js';
 
 const START = Date.parse('2026-03-02T10:00:00Z');

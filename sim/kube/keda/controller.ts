@@ -23,9 +23,8 @@
  * Not emulated: fallback, paused-scale-in/out, ScaledJobs, scalers other than prometheus, the finalizer.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { Clock } from '../../../shared/clock/clock.js';
-import { HttpMetricsSource } from '../../../shared/metrics/ampClient.js';
-import type { InstantSample } from '../../../shared/metrics/types.js';
+import type { Clock } from '../../../shared/clock/index.js';
+import { HttpMetricsSource, type InstantSample } from '../../../shared/metrics/index.js';
 import type { KubeObject, ObjectStore, WatchEvent } from '../types.js';
 import { decideKedaScale, KEDA_DEFAULTS, READY_MESSAGES, type KedaCondition } from './activation.js';
 import { KedaError, KedaInvalidScaledObjectError, KedaScaleTargetError } from './errors.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../../../shared/clock/clock.js';
+import type { Clock } from '../../../shared/clock/index.js';
 import type { KubeObject, ObjectStore } from '../types.js';
 
 /** A core/v1 Event to record about an object. */

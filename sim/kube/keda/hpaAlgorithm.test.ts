@@ -1,7 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { KedaInvalidHpaInputError, KedaInvalidScaledObjectError } from './errors.js';
-import { computeHpaReplicas, resolveBehavior } from './hpaAlgorithm.js';
-import type { HpaBehavior, HpaHistory, HpaInput, MetricReading } from './hpaAlgorithm.js';
+import {
+  computeHpaReplicas,
+  type HpaBehavior,
+  type HpaHistory,
+  type HpaInput,
+  type MetricReading,
+  resolveBehavior,
+} from './hpaAlgorithm.js';
 
 /** The AWS guide's ScaledObject behavior: up 2 Pods / 60 s after a 30 s window (Max); down 1 Pod / 120 s after 300 s (Min). */
 const GUIDE: HpaBehavior = {

@@ -1,7 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { KedaInvalidTriggerError, KedaTriggerQueryError } from './errors.js';
-import { isTriggerActive, parsePrometheusTrigger, triggerValue } from './prometheusTrigger.js';
-import type { ScaledObjectTrigger } from './prometheusTrigger.js';
+import {
+  isTriggerActive,
+  parsePrometheusTrigger,
+  type ScaledObjectTrigger,
+  triggerValue,
+} from './prometheusTrigger.js';
 
 /** The guide's queue trigger. */
 const QUEUE: ScaledObjectTrigger = {

@@ -5,7 +5,7 @@
  * `serverAddress` names AMP or the in-cluster Prometheus; the twin always queries its own Prometheus (the one that
  * scrapes the twin's replicas, whose HTTP API is the one AMP offers), so the address is kept only for display.
  */
-import type { InstantSample } from '../../../shared/metrics/types.js';
+import type { InstantSample } from '../../../shared/metrics/index.js';
 import { KedaInvalidTriggerError, KedaTriggerQueryError } from './errors.js';
 import { METRIC_TARGET_TYPES, type MetricTargetType } from './hpaAlgorithm.js';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../../../shared/clock/clock.js';
+import type { Clock } from '../../../shared/clock/index.js';
 import {
   KubeApiBadRequestError,
   KubeApiConflictError,

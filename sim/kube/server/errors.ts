@@ -13,34 +13,11 @@ export class KubeApiResourceNotServedError extends KubeApiError {
   }
 }
 
-/** 415: the PATCH content type is not one this resource accepts (strategic merge on a custom resource, say). */
-export class KubeApiUnsupportedMediaTypeError extends KubeApiError {
-  constructor(
-    readonly contentType: string,
-    readonly accepted: readonly string[],
-  ) {
-    super(
-      415,
-      'UnsupportedMediaType',
-      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
-    );
-    this.name = 'KubeApiUnsupportedMediaTypeError';
-  }
-}
-
 /** 413: the request body is larger than the server reads (the real server's limit is 3 MiB as well). */
 export class KubeApiRequestEntityTooLargeError extends KubeApiError {
   constructor(readonly limitBytes: number) {
     super(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limitBytes}`);
     this.name = 'KubeApiRequestEntityTooLargeError';
-  }
-}
-
-/** 422: a patch is well formed but cannot be applied to the object (a JSON-patch `test` failed, a path is missing). */
-export class KubeApiPatchNotApplicableError extends KubeApiError {
-  constructor(message: string) {
-    super(422, 'Invalid', message);
-    this.name = 'KubeApiPatchNotApplicableError';
   }
 }
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { request as httpsRequest } from 'node:https';
-import { VirtualClock } from '../../../shared/clock/clock.js';
+import { VirtualClock } from '../../../shared/clock/index.js';
 import { MemoryPodLogStore } from '../logs.js';
 import { MemoryObjectStore } from '../store.js';
 import type { KubeObject } from '../types.js';

@@ -1,12 +1,15 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
-import { systemClock, type Clock } from '../../../shared/clock/clock.js';
+import { type Clock, systemClock } from '../../../shared/clock/index.js';
 import type { MemoryObjectStore } from '../store.js';
 import type { Kind, PodLogStore } from '../types.js';
 import type { TokenRights } from './auth.js';
-import { KubeApiRequestEntityTooLargeError, KubeApiServerStartError } from './errors.js';
-import { KubeApiServiceUnavailableError } from './errors.js';
+import {
+  KubeApiRequestEntityTooLargeError,
+  KubeApiServerStartError,
+  KubeApiServiceUnavailableError,
+} from './errors.js';
 import { KubeApiHandler, type ApiResponse, type PodEndpointLookup } from './KubeApiHandler.js';
 import { parseRoute } from './routes.js';
 import { selfSignedCertificate } from './selfSignedCertificate.js';

@@ -13,7 +13,7 @@
  *   as for a stopped Job), and the verdict is measure.ts `classifyStep`, never a hand-set flag.
  * Noise comes from a seeded PRNG (mulberry32, Box-Muller normals): the same seed gives the same steps.
  */
-import type { K6Summary } from '../../../kube/k6.js';
+import type { K6Summary } from '../../../kube/index.js';
 import { decideStepEnding, type QueueSample } from '../../earlyStop.js';
 import type { CalibrationInput } from '../../input.js';
 import { classifyStep } from '../../measure.js';

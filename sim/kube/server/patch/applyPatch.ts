@@ -1,6 +1,5 @@
 import { parse as parseYaml } from 'yaml';
-import { KubeApiBadRequestError } from '../../errors.js';
-import { KubeApiUnsupportedMediaTypeError } from '../errors.js';
+import { KubeApiBadRequestError, KubeApiUnsupportedMediaTypeError } from '../../errors.js';
 import { applyJsonPatch, parseJsonPatch } from './jsonPatch.js';
 import { applyMergePatch } from './mergePatch.js';
 import { applyStrategicMergePatch, type ListStrategyLookup } from './strategicMergePatch.js';

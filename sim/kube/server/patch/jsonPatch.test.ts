@@ -1,6 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { KubeApiBadRequestError } from '../../errors.js';
-import { KubeApiPatchNotApplicableError } from '../errors.js';
+import { KubeApiBadRequestError, KubeApiPatchNotApplicableError } from '../../errors.js';
 import { applyJsonPatch, parseJsonPatch } from './jsonPatch.js';
 
 const doc = () => ({

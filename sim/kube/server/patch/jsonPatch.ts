@@ -1,5 +1,4 @@
-import { KubeApiBadRequestError } from '../../errors.js';
-import { KubeApiPatchNotApplicableError } from '../errors.js';
+import { KubeApiBadRequestError, KubeApiPatchNotApplicableError } from '../../errors.js';
 import { isJsonObject, jsonEqual, type JsonObject } from './json.js';
 
 /** One RFC 6902 operation. */

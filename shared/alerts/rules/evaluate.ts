@@ -1,0 +1,110 @@
+import type { InstantSample } from '../../metrics/index.js';
+import type { Target } from '../../config/index.js';
+import { AlertQueryFailedError } from '../errors.js';
+import { alertFingerprint } from '../fingerprint.js';
+import { heldForQuery, resolutionFor } from '../heldFor.js';
+import { ALERT_RULES, runbookUrl } from './registry.js';
+import { alertScopeForTarget } from './scope.js';
+import type { ExportableAlertRule } from './text.js';
+import type { AlertInstance, AlertName, AlertSettings, EvaluateDeps, TargetEvaluation } from '../types.js';
+
+type RuleOutcome =
+  | { alertname: AlertName; query: string; firing: AlertInstance[] }
+  | { alertname: AlertName; query: string | undefined; error: Error };
+
+/**
+ * Evaluates every enabled rule of `target` at `timeMs`: one instant query per rule (run concurrently), each the
+ * rule's value held above its threshold for its `for` (`heldForQuery`), so no pending state is needed. A failed
+ * query is reported in `failures` and its rule left out of `evaluatedRules` (it must not resolve anything); it
+ * never stops the other rules.
+ */
+export async function evaluateTarget(
+  target: Target,
+  settings: AlertSettings,
+  deps: EvaluateDeps,
+  timeMs: number,
+): Promise<TargetEvaluation> {
+  const enabled = ALERT_RULES.filter((rule) => settings.rules[rule.name].enabled);
+  const outcomes = await Promise.all(enabled.map((rule) => evaluateRule(rule, target, settings, deps, timeMs)));
+  const evaluation: TargetEvaluation = {
+    target,
+    timeMs,
+    evaluatedRules: [],
+    firing: [],
+    failures: [],
+    queries: [],
+  };
+  for (const outcome of outcomes) {
+    if (outcome.query !== undefined) evaluation.queries.push({ alertname: outcome.alertname, query: outcome.query });
+    if ('error' in outcome) {
+      evaluation.failures.push({ alertname: outcome.alertname, error: outcome.error });
+      continue;
+    }
+    evaluation.evaluatedRules.push(outcome.alertname);
+    evaluation.firing.push(...outcome.firing);
+  }
+  return evaluation;
+}
+
+async function evaluateRule(
+  rule: ExportableAlertRule,
+  target: Target,
+  settings: AlertSettings,
+  deps: EvaluateDeps,
+  timeMs: number,
+): Promise<RuleOutcome> {
+  const ruleSettings = settings.rules[rule.name];
+  let query: string | undefined;
+  try {
+    const value = rule.valueQuery(alertScopeForTarget(target), ruleSettings);
+    const forSeconds = ruleSettings.forSeconds;
+    query = heldForQuery(value, ruleSettings.threshold, forSeconds, resolutionFor(forSeconds));
+    const samples = await deps.source.instant(query, { timeMs });
+    const firing = samples
+      .filter((sample) => !Number.isNaN(sample.value))
+      .map((sample) => toInstance(rule, target, settings, sample))
+      .sort((a, b) => a.fingerprint.localeCompare(b.fingerprint));
+    return { alertname: rule.name, query, firing };
+  } catch (error) {
+    return {
+      alertname: rule.name,
+      query,
+      error: new AlertQueryFailedError(rule.name, target.name, query, { cause: error }),
+    };
+  }
+}
+
+function toInstance(
+  rule: ExportableAlertRule,
+  target: Target,
+  settings: AlertSettings,
+  sample: InstantSample,
+): AlertInstance {
+  const ruleSettings = settings.rules[rule.name];
+  const labels: Record<string, string> = {};
+  for (const name of rule.identifyingLabels) {
+    const value = sample.labels[name];
+    if (value !== undefined && value !== '') labels[name] = value;
+  }
+  // A GPU without a Pod has no namespace label: the target's namespace still tells a person where to look.
+  labels.namespace = sample.labels.namespace || target.namespace;
+  labels.target = target.name;
+  labels.cluster = target.cluster;
+  const context = { labels: sample.labels, value: sample.value, settings: ruleSettings };
+  return {
+    alertname: rule.name,
+    severity: rule.severity,
+    target: target.name,
+    labels,
+    fingerprint: alertFingerprint(target.name, rule.name, sample.labels, rule.identifyingLabels),
+    value: sample.value,
+    threshold: ruleSettings.threshold,
+    unit: rule.unit,
+    forSeconds: ruleSettings.forSeconds,
+    summary: rule.summary(context),
+    description: rule.description(context),
+    runbook: rule.runbook,
+    dashboardUrl: settings.dashboardUrl,
+    runbookUrl: runbookUrl(settings.runbookBaseUrl, rule.name),
+  };
+}

@@ -1,0 +1,141 @@
+import { SATURATION_RULES } from './rules.js';
+import type { StepMeasurement } from './types.js';
+
+/**
+ * One replica's capacity as a saturated step shows it. Under overload a server completes requests at its service
+ * rate and the excess waits (a saturated queue's departure rate is its service rate), so a saturated step measures
+ * the capacity twice, independently:
+ * - from completions: the completion rate over the window's second half, where the batch is full and departures run
+ *   at the service rate (saturatedCompletions); without it, completedRps corrected for the requests still in flight
+ *   when the window closed: the first completions come one request lifetime S after the load starts, so the window
+ *   of W s holds about C × (W − S) completions (Little's law, L = λW) and C ≈ completedRps × W / (W − S). S is the
+ *   mean decode time, mean end-to-end minus mean time to first token (under overload both carry the same queue wait,
+ *   which cancels);
+ * - from the queue: the queue grows at offered − C requests/s (conservation of requests), so C ≈ offered − slope.
+ *   Used only when the queue really grew (slope > 0 and at least queueMaxFloor queued).
+ * Rule: the mean of the two when they agree within AGREEMENT (10 %), else the completions alone (they do not depend
+ * on the scrape interval, and k6 running out of VUs flattens the queue's slope, which inflates offered − slope).
+ */
+export interface CapacityEstimate {
+  /** The estimate, requests/s (all Pods of the step together). */
+  value: number;
+  /** The step's completion rate at saturation (saturatedCompletions), at most its offered rate. */
+  fromCompletions: number;
+  /** offered − queue slope; null when the queue did not grow. */
+  fromQueue: number | null;
+  /** Which rule gave `value`, with the numbers. */
+  reason: string;
+}
+
+/** The two estimates must agree within this fraction of the completions' one to be averaged. */
+export const AGREEMENT = 0.1;
+
+/** At most this fraction of the window is taken as in flight (a longer lifetime would be a measurement problem). */
+const MAX_IN_FLIGHT_FRACTION = 0.5;
+
+/**
+ * The request lifetime S (seconds) seen in a step: the mean decode time (mean end-to-end − mean TTFT), which is what
+ * Little's law needs; in reports measured before it, p95 end-to-end − p95 TTFT (interpolated within histogram
+ * buckets, so coarser); 0 when unknown.
+ */
+export function requestLifetimeSeconds(step: StepMeasurement): number {
+  const { p95E2eSeconds: e2e, p95TtftSeconds: ttft, meanLifetimeSeconds: mean } = step.amp;
+  const lifetime = mean ?? (e2e === null || ttft === null ? 0 : e2e - ttft);
+  return Math.min(Math.max(0, lifetime), MAX_IN_FLIGHT_FRACTION * step.holdSeconds);
+}
+
+/** completedRps of a step corrected for the requests still in flight when its window closed (C × (W − S) / W). */
+export function completionsInFlightCorrected(step: StepMeasurement): number {
+  const window = step.holdSeconds;
+  const lifetime = requestLifetimeSeconds(step);
+  return window > lifetime ? (step.amp.completedRps * window) / (window - lifetime) : step.amp.completedRps;
+}
+
+/**
+ * The completion rate of a saturated step: its window's second half when measured and that half began at least one
+ * request lifetime into the load (the batch was full: departures at the service rate, nothing to correct), else the
+ * whole window's, in-flight corrected.
+ */
+export function saturatedCompletions(step: StepMeasurement): number {
+  const late = step.amp.completedRpsLateHalf;
+  const lateHalfBegins = step.holdSeconds / 2;
+  if (late !== undefined && late !== null && late > 0 && lateHalfBegins >= requestLifetimeSeconds(step)) return late;
+  return completionsInFlightCorrected(step);
+}
+
+/** Estimates one replica's capacity (all Pods of the step) from a saturated step; see the interface comment. */
+export function estimateCapacity(step: StepMeasurement): CapacityEstimate {
+  const fromCompletions = Math.min(step.rateRps, saturatedCompletions(step));
+  const slope = step.amp.queueSlopePerSecond;
+  const grew = slope > 0 && step.amp.queueMax >= SATURATION_RULES.queueMaxFloor;
+  const fromQueue = grew ? Math.max(0, step.rateRps - slope) : null;
+  const c = fromCompletions.toFixed(2);
+  if (fromQueue === null) {
+    return {
+      value: fromCompletions,
+      fromCompletions,
+      fromQueue,
+      reason: `completions ${c} req/s; the queue did not grow, so no second estimate`,
+    };
+  }
+  const q = fromQueue.toFixed(2);
+  if (Math.abs(fromQueue - fromCompletions) <= AGREEMENT * fromCompletions) {
+    return {
+      value: (fromQueue + fromCompletions) / 2,
+      fromCompletions,
+      fromQueue,
+      reason: `mean of completions ${c} and offered − queue slope ${q} req/s (they agree within ${AGREEMENT * 100} %)`,
+    };
+  }
+  return {
+    value: fromCompletions,
+    fromCompletions,
+    fromQueue,
+    reason:
+      `completions ${c} req/s; offered − queue slope ${q} req/s disagrees by more than ${AGREEMENT * 100} % ` +
+      '(a flattened queue or a noisy slope), so the completions alone',
+  };
+}
+
+/** The capacity the saturated steps agree on, raised to what the stable steps below them proved the replica keeps up with. */
+export interface KneeEstimate extends CapacityEstimate {
+  /** The most a stable step below the lowest saturated one completed (in-flight corrected, at most its rate); 0 none. */
+  floorRps: number;
+}
+
+/**
+ * One replica's capacity from all the steps of a calibration (all Pods of the test together), or null before any step
+ * saturated: the lowest saturated step's estimate (nearest the knee), averaged with those of the other saturated steps
+ * that agree with it within AGREEMENT (each independently measures the same service rate, so the mean is less noisy),
+ * and never below what a stable step under it completed. The adaptive search and the analysis both use it, so the
+ * report's capacity is the one the search converged on.
+ */
+export function kneeEstimate(steps: readonly StepMeasurement[]): KneeEstimate | null {
+  const sorted = [...steps].sort((a, b) => a.rateRps - b.rateRps || a.index - b.index);
+  const saturated = sorted.filter((s) => s.verdict.saturated);
+  const lowest = saturated[0];
+  if (lowest === undefined) return null;
+  const [first, ...others] = saturated.map(estimateCapacity) as [CapacityEstimate, ...CapacityEstimate[]];
+  const agreeing = others.filter((e) => Math.abs(e.value - first.value) <= AGREEMENT * first.value);
+  const combined =
+    agreeing.length === 0
+      ? first
+      : {
+          ...first,
+          value: [first, ...agreeing].reduce((sum, e) => sum + e.value, 0) / (agreeing.length + 1),
+          reason: `mean of ${agreeing.length + 1} saturated steps' estimates; the lowest: ${first.reason}`,
+        };
+  const floorRps = Math.max(
+    0,
+    ...sorted
+      .filter((s) => !s.verdict.saturated && s.rateRps < lowest.rateRps)
+      .map((s) => Math.min(s.rateRps, completionsInFlightCorrected(s))),
+  );
+  if (floorRps <= combined.value) return { ...combined, floorRps };
+  return {
+    ...combined,
+    value: floorRps,
+    floorRps,
+    reason: `${combined.reason}; raised to ${floorRps.toFixed(1)} req/s, what a stable step below it completed`,
+  };
+}

@@ -1,0 +1,137 @@
+import * as z from 'zod';
+import { KEDA_KINDS, resumeScaledObject, type ScaledObjectResume } from '../../keda/index.js';
+import { KINDS, PROPAGATION_POLICIES, type ClusterClient, type KubeObject } from '../../kube/index.js';
+import { calibrationInputSchema } from '../input.js';
+import { CALIBRATION_ANNOTATIONS, EXECUTION_LABEL, executionNames } from './names.js';
+import type { BasePorts, CalibrationPorts } from './ports.js';
+import { deploymentStateSchema, executionSchema } from './state.js';
+import type { CalibrationStep } from './step.js';
+
+type Ports = BasePorts & Pick<CalibrationPorts, 'cluster'>;
+// The input may be the raw one: the failure path runs this after ValidateInput refused it.
+const event = z.object({
+  input: z.unknown(),
+  execution: executionSchema,
+  deployment: deploymentStateSchema.nullable(),
+});
+
+/** `$.cleanup`: what the cleanup undid, with the reason where it did nothing. */
+export interface CleanupResult {
+  deletedJobs: string[];
+  deletedConfigMaps: string[];
+  /** The replica count put back; null when there was none to restore (with `replicasReason`). */
+  replicasRestored: number | null;
+  replicasReason: string;
+  scaledObject: ScaledObjectResume | null;
+  /** Set when nothing was looked at, e.g. the input was refused before anything was created. */
+  skipped?: string;
+}
+
+/**
+ * Cleanup and CleanupAfterFailure: deletes this execution's Jobs (with their Pods) and ConfigMaps by the execution
+ * label, puts back the Deployment's replica count recorded by Deploy and removes the record, then resumes the
+ * ScaledObject (which gives KEDA back the Deployment, or restores the user's own pause). Works from what is in the
+ * cluster, not only from the state, so it also undoes a Deploy that failed half-way; idempotent.
+ */
+export async function cleanup(
+  ports: Ports,
+  { input: raw, execution, deployment }: z.output<typeof event>,
+): Promise<CleanupResult> {
+  const parsed = calibrationInputSchema.safeParse(raw);
+  if (!parsed.success)
+    return {
+      deletedJobs: [],
+      deletedConfigMaps: [],
+      replicasRestored: null,
+      replicasReason: 'nothing to restore',
+      scaledObject: null,
+      skipped: 'the input was refused by ValidateInput, before anything was created',
+    };
+  const input = parsed.data;
+  const names = executionNames(execution.name);
+  const namespace = deployment?.namespace ?? input.target.namespace;
+  const cluster = await ports.cluster(input.target);
+
+  const selector = { [EXECUTION_LABEL]: names.label };
+  const deletedJobs = await deleteAll(
+    cluster,
+    await cluster.list({ ...KINDS.job, namespace, labelSelector: selector }),
+  );
+  const deletedConfigMaps = await deleteAll(
+    cluster,
+    await cluster.list({ ...KINDS.configMap, namespace, labelSelector: selector }),
+  );
+
+  const name = deployment?.name ?? input.target.deployment;
+  const live = await cluster.get({ ...KINDS.deployment, namespace, name });
+  // Only what this execution changed is undone: another execution's pause or record is left alone.
+  const ours = live?.metadata.annotations?.[CALIBRATION_ANNOTATIONS.execution] === names.label;
+  const { replicasRestored, replicasReason } =
+    live === undefined
+      ? { replicasRestored: null, replicasReason: `Deployment ${namespace}/${name} is gone` }
+      : ours
+        ? await restoreReplicas(cluster, live)
+        : { replicasRestored: null, replicasReason: 'the Deployment carries no record of this execution' };
+  const scaledObjectName = deployment?.scaledObject?.name ?? input.scaledObject.name ?? name;
+  const scaledObject =
+    ours && (await cluster.get({ ...KEDA_KINDS.scaledObject, namespace, name: scaledObjectName })) !== undefined
+      ? await resumeScaledObject(cluster, { namespace, name: scaledObjectName })
+      : null;
+  // The record goes last, so a cleanup that fails half-way still recognises its own changes when retried.
+  if (ours)
+    await cluster.patchMerge(
+      { ...KINDS.deployment, namespace, name },
+      {
+        metadata: {
+          annotations: { [CALIBRATION_ANNOTATIONS.execution]: null, [CALIBRATION_ANNOTATIONS.replicasBefore]: null },
+        },
+      },
+    );
+
+  const result: CleanupResult = { deletedJobs, deletedConfigMaps, replicasRestored, replicasReason, scaledObject };
+  ports.logger.info('cleaned up', { execution: execution.name, ...result });
+  return result;
+}
+
+export const cleanupStep = {
+  name: 'cleanup',
+  label: 'Cleanup',
+  placeholder: 'CleanupFunctionArn',
+  event,
+  run: cleanup,
+} satisfies CalibrationStep<typeof event, CleanupResult, Ports>;
+
+/** Deletes the objects (Jobs take their Pods with them) and returns the names of those that were there. */
+async function deleteAll(cluster: ClusterClient, objects: KubeObject[]): Promise<string[]> {
+  const deleted: string[] = [];
+  for (const object of objects) {
+    const gone = await cluster.delete(
+      {
+        apiVersion: object.apiVersion,
+        kind: object.kind,
+        namespace: object.metadata.namespace ?? 'default',
+        name: object.metadata.name,
+      },
+      // Background: the Pods (and the load they run) go too; the caller need not wait for them.
+      { propagationPolicy: PROPAGATION_POLICIES.background },
+    );
+    if (gone) deleted.push(object.metadata.name);
+  }
+  return deleted.sort();
+}
+
+/** Scales the Deployment back to the count Deploy recorded on it (none when the calibration created it). */
+async function restoreReplicas(
+  cluster: ClusterClient,
+  live: KubeObject,
+): Promise<{ replicasRestored: number | null; replicasReason: string }> {
+  const recorded = live.metadata.annotations?.[CALIBRATION_ANNOTATIONS.replicasBefore] ?? '';
+  const before = recorded === '' ? Number.NaN : Number(recorded);
+  if (!(Number.isInteger(before) && before >= 0))
+    return {
+      replicasRestored: null,
+      replicasReason: 'the calibration created the Deployment: its replica count stays',
+    };
+  await cluster.scale({ namespace: live.metadata.namespace ?? 'default', name: live.metadata.name }, before);
+  return { replicasRestored: before, replicasReason: `scaled back to the ${before} replica(s) it had before` };
+}

@@ -1,0 +1,140 @@
+import * as z from 'zod';
+import { findTriggers, KEDA_KINDS, pauseScaledObject } from '../../keda/index.js';
+import { KINDS, specReplicas, type ClusterClient, type KubeObject } from '../../kube/index.js';
+import {
+  vllmDeployment,
+  vllmService,
+  vllmServiceMonitor,
+  type VllmDeploymentInputSpec,
+} from '../../kube/manifests/index.js';
+import { CalibrationTargetBusyError, CalibrationTargetNotFoundError } from '../errors.js';
+import type { CalibrationInput } from '../input.js';
+import { CALIBRATION_ANNOTATIONS, executionNames } from './names.js';
+import type { BasePorts, CalibrationPorts } from './ports.js';
+import { baseEventShape, type DeploymentState } from './state.js';
+import type { CalibrationStep } from './step.js';
+import { requireDeployment, serviceUrlFor } from './target.js';
+
+const event = z.object(baseEventShape);
+type Ports = BasePorts & Pick<CalibrationPorts, 'cluster'>;
+
+/**
+ * Deploy: applies the product's vLLM Deployment, Service and ServiceMonitor (deploy.mode `apply`) or adopts the
+ * running Deployment (`adopt`); either way records the replica count on the Deployment (so any cleanup can restore
+ * it), pauses its ScaledObject at `testReplicas` when there is one, and scales the Deployment to `testReplicas`.
+ * Safe to retry: the record of the first attempt is kept.
+ */
+export async function deploy(ports: Ports, { input, execution }: z.output<typeof event>): Promise<DeploymentState> {
+  const { namespace, deployment: name } = input.target;
+  const names = executionNames(execution.name);
+  const cluster = await ports.cluster(input.target);
+  const actions: string[] = [];
+
+  const live = await cluster.get({ ...KINDS.deployment, namespace, name });
+  const mark = live?.metadata.annotations?.[CALIBRATION_ANNOTATIONS.execution];
+  if (mark !== undefined && mark !== names.label)
+    throw new CalibrationTargetBusyError(`${namespace}/${name}`, mark, CALIBRATION_ANNOTATIONS.execution);
+
+  // The ScaledObject first: with apply=true and none to write to, fail before measuring for minutes.
+  const scaledObjectName = input.scaledObject.name ?? name;
+  const scaledObject = await cluster.get({ ...KEDA_KINDS.scaledObject, namespace, name: scaledObjectName });
+  if (input.scaledObject.apply) {
+    if (scaledObject === undefined)
+      throw new CalibrationTargetNotFoundError(
+        `scaledObject.apply is true but ScaledObject ${namespace}/${scaledObjectName} does not exist; accepted: an ` +
+          'existing ScaledObject (vllm-pilot render scaledobject writes one), or scaledObject.apply false for a dry run',
+      );
+    findTriggers(scaledObject);
+  }
+
+  // What to restore: the replica count before the first attempt, which a retry finds recorded on the Deployment.
+  const recorded =
+    mark === undefined ? undefined : live?.metadata.annotations?.[CALIBRATION_ANNOTATIONS.replicasBefore];
+  const replicasBefore =
+    recorded !== undefined
+      ? recorded === ''
+        ? null
+        : Number(recorded)
+      : live === undefined
+        ? null
+        : specReplicas(live);
+
+  if (input.deploy.mode === 'apply') {
+    const spec = manifestInput(input);
+    for (const object of [vllmDeployment(spec), vllmService(spec), vllmServiceMonitor(spec)]) {
+      const { action } = await cluster.apply(object);
+      actions.push(`${object.kind.toLowerCase()} ${object.metadata.name} ${action}`);
+    }
+  } else {
+    await requireDeployment(cluster, namespace, name);
+    actions.push(`deployment ${name} adopted`);
+  }
+  await markDeployment(cluster, namespace, name, names.label, replicasBefore);
+
+  if (scaledObject !== undefined) {
+    const pause = await pauseScaledObject(cluster, { namespace, name: scaledObjectName }, input.testReplicas);
+    actions.push(`scaledobject ${scaledObjectName} paused at ${pause.pausedReplicas} replicas`);
+  }
+  await cluster.scale({ namespace, name }, input.testReplicas);
+  actions.push(`deployment ${name} scaled to ${input.testReplicas} (was ${replicasBefore ?? 'not there'})`);
+
+  const deployed = await requireDeployment(cluster, namespace, name);
+  const state: DeploymentState = {
+    namespace,
+    name,
+    serviceUrl: await serviceUrlFor(cluster, deployed),
+    replicasBefore,
+    testReplicas: input.testReplicas,
+    scaledObject: scaledObject === undefined ? null : { namespace, name: scaledObjectName },
+    startedAtMs: ports.clock.now(),
+    actions,
+  };
+  ports.logger.info('deployment ready for the calibration', { execution: execution.name, ...state });
+  return state;
+}
+
+export const deployStep = {
+  name: 'deploy',
+  label: 'Deploy',
+  placeholder: 'DeployFunctionArn',
+  event,
+  run: deploy,
+} satisfies CalibrationStep<typeof event, DeploymentState, Ports>;
+
+/** The product's vLLM manifests for deploy.mode `apply` (replicas left out: the scale below sets them). */
+function manifestInput(input: CalibrationInput): VllmDeploymentInputSpec {
+  const deploy = input.deploy;
+  if (deploy.mode !== 'apply') throw new Error('manifestInput: deploy.mode is not apply');
+  return {
+    name: input.target.deployment,
+    namespace: input.target.namespace,
+    model: deploy.modelSource ?? input.target.model,
+    servedModelName: input.target.model,
+    maxModelLen: deploy.maxModelLen,
+    replicas: null,
+    ...(deploy.image === undefined ? {} : { image: deploy.image }),
+    ...(deploy.gpuMemoryUtilization === undefined ? {} : { gpuMemoryUtilization: deploy.gpuMemoryUtilization }),
+    ...(deploy.maxNumSeqs === undefined ? {} : { maxNumSeqs: deploy.maxNumSeqs }),
+  };
+}
+
+/** Marks the Deployment as being calibrated by this execution, with the replica count to restore. */
+async function markDeployment(
+  cluster: ClusterClient,
+  namespace: string,
+  name: string,
+  label: string,
+  replicasBefore: number | null,
+): Promise<void> {
+  await cluster.patchMerge<KubeObject>(
+    { ...KINDS.deployment, namespace, name },
+    {
+      metadata: {
+        annotations: {
+          [CALIBRATION_ANNOTATIONS.execution]: label,
+          [CALIBRATION_ANNOTATIONS.replicasBefore]: replicasBefore === null ? '' : String(replicasBefore),
+        },
+      },
+    },
+  );
+}

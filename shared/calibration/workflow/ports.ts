@@ -1,0 +1,39 @@
+import type { Clock } from '../../clock/index.js';
+import type { ClusterClient } from '../../kube/index.js';
+import type { LoggerPort } from '../../log/index.js';
+import type { MetricsSource } from '../../metrics/index.js';
+import type { ReportStore } from '../../reports/index.js';
+import type { CalibrationHistoryStore } from '../history/index.js';
+import type { CalibrationInput } from '../input.js';
+
+/** The calibration's target as the steps get it (the input's `target`). */
+export type CalibrationTarget = CalibrationInput['target'];
+
+/**
+ * The ports of the calibration's steps: what differs between AWS (EKS, AMP, S3, DynamoDB) and a local run (the
+ * twin's endpoints). Each step takes only the ports it uses, so each function builds only those.
+ */
+export interface CalibrationPorts {
+  /** A cluster client for the target (one connection per cluster for the life of the container). */
+  cluster(target: CalibrationTarget): Promise<ClusterClient>;
+  /** Where the target's metrics are (AMP in AWS, the twin's Prometheus locally). */
+  metricsSource(target: CalibrationTarget): MetricsSource;
+  reports: ReportStore;
+  history: CalibrationHistoryStore;
+  clock: Clock;
+  logger: LoggerPort;
+  /**
+   * The folder-like prefix of an execution's report and chart keys. Default
+   * `calibrations/<cluster>/<namespace>/<deployment>/<execution name>`; the CLI uses `""` (its own folder per run).
+   */
+  reportPrefix?: (input: CalibrationInput, executionName: string) => string;
+}
+
+/** The ports every step has: the clock and the logger. */
+export type BasePorts = Pick<CalibrationPorts, 'clock' | 'logger'>;
+
+/** The default report prefix: one folder per deployment, one per execution inside it. */
+export function defaultReportPrefix(input: CalibrationInput, executionName: string): string {
+  const { cluster, namespace, deployment } = input.target;
+  return `calibrations/${cluster}/${namespace}/${deployment}/${executionName}`;
+}

@@ -1,0 +1,37 @@
+import { KINDS, podTemplateLabels, servicesSelecting, type ClusterClient, type KubeObject } from '../../kube/index.js';
+import { CalibrationTargetNotFoundError } from '../errors.js';
+
+/** The Deployment under calibration and the Service in front of it, with the calibration's errors when missing. */
+
+/** The live Deployment, or CalibrationTargetNotFoundError naming it. */
+export async function requireDeployment(
+  cluster: Pick<ClusterClient, 'get'>,
+  namespace: string,
+  name: string,
+): Promise<KubeObject> {
+  const deployment = await cluster.get({ ...KINDS.deployment, namespace, name });
+  if (deployment === undefined)
+    throw new CalibrationTargetNotFoundError(
+      `Deployment ${namespace}/${name} does not exist; accepted: the name of a running vLLM Deployment (deploy.mode ` +
+        '"adopt"), or deploy.mode "apply" to create it',
+    );
+  return deployment;
+}
+
+/**
+ * The in-cluster URL of the Service in front of the Deployment's Pods: the first (by name) Service whose selector the
+ * Pod labels satisfy, its port named `http` (the product's manifests) or its first port.
+ */
+export async function serviceUrlFor(cluster: Pick<ClusterClient, 'list'>, deployment: KubeObject): Promise<string> {
+  const namespace = deployment.metadata.namespace ?? 'default';
+  const [service] = await servicesSelecting(cluster, deployment);
+  const ports = (service?.spec as { ports?: Array<{ name?: string; port: number }> } | undefined)?.ports ?? [];
+  const port = ports.find((p) => p.name === 'http') ?? ports[0];
+  if (service === undefined || port === undefined) {
+    throw new CalibrationTargetNotFoundError(
+      `no Service in namespace ${namespace} selects the Pods of Deployment ${deployment.metadata.name} ` +
+        `(labels ${JSON.stringify(podTemplateLabels(deployment))}); accepted: a Service whose selector matches them, with a port`,
+    );
+  }
+  return `http://${service.metadata.name}.${namespace}.svc:${port.port}`;
+}

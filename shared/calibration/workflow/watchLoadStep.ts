@@ -1,0 +1,173 @@
+import * as z from 'zod';
+import { containerStartMs, jobPhase, jobPod, KINDS, PROPAGATION_POLICIES } from '../../kube/index.js';
+import type { MetricsSource } from '../../metrics/index.js';
+import { decideStepEnding, DEFAULT_MIN_SECONDS_FRACTION, type QueueSample } from '../earlyStop.js';
+import { CalibrationJobFailedError } from '../errors.js';
+import { fmt } from '../format.js';
+import type { CalibrationInput } from '../input.js';
+import { READINESS_RULES, queueStepSeconds } from '../rules.js';
+import { calibrationTarget, scrapeSamplesQuery, stepQueries } from '../stepQueries.js';
+import { jobFailedError } from './k6Jobs.js';
+import type { BasePorts, CalibrationPorts } from './ports.js';
+import { baseEventShape, loadStateSchema, watchStateSchema, type WatchState } from './state.js';
+import type { CalibrationStep } from './step.js';
+
+type Ports = BasePorts & Pick<CalibrationPorts, 'cluster' | 'metricsSource'>;
+const event = z.object({ ...baseEventShape, load: loadStateSchema, previous: watchStateSchema.nullable() });
+
+/**
+ * WatchLoadStep: one look at the running load step (→ `$.watch`). Once its hold is over → `held` (CheckLoadJob then
+ * waits for k6's summary). Before, it asks AMP for the step's queue samples so far and shared/calibration/earlyStop.ts
+ * whether the outcome is already evident; if so it stops the k6 Job (deleted, propagation Foreground, so its Pod
+ * and the load go with it) and returns `ended` with the ending, else `continue` with the seconds until the next look.
+ * A Job that failed throws CalibrationJobFailedError (as CheckJob would); one that is gone, too.
+ */
+export async function watchLoadStep(
+  ports: Ports,
+  { input, execution, load, previous }: z.output<typeof event>,
+): Promise<WatchState> {
+  const { job } = load;
+  const settings = {
+    ...input.plan.earlyStop,
+    stableAfterFraction: Math.max(input.plan.earlyStop.stableAfterFraction, load.stableAfterFraction ?? 0),
+  };
+  const cluster = await ports.cluster(input.target);
+  const where = `load Job ${job.namespace}/${job.name}`;
+  const live = await cluster.get({ ...KINDS.job, namespace: job.namespace, name: job.name });
+  if (live === undefined)
+    throw new CalibrationJobFailedError(`${where} is gone: it was deleted before its hold was over`);
+  const phase = jobPhase(live);
+  if (phase.phase === 'failed') throw await jobFailedError(cluster, job, phase.reason);
+
+  const pod = await jobPod(cluster, job.namespace, job.name);
+  const startedMs = pod === undefined ? undefined : containerStartMs(pod);
+  const loadStartMs = startedMs === undefined ? null : Math.max(job.createdAtMs, startedMs);
+  const nowMs = ports.clock.now();
+  const hold = load.holdSeconds;
+  const look = (
+    fields: Pick<WatchState, 'status' | 'reason' | 'waitSeconds'> & Partial<Omit<WatchState, 'job'>>,
+  ): WatchState => {
+    const state: WatchState = { job: job.name, loadStartMs, ending: null, windowEndMs: null, ...fields };
+    ports.logger.info('load step watched', { execution: execution.name, ...state });
+    return state;
+  };
+  const waitUntil = (seconds: number) => Math.max(1, Math.ceil(seconds));
+
+  const heldReason = () => {
+    const last = previous?.job === job.name && previous.status === 'continue' ? `; last look: ${previous.reason}` : '';
+    return settings.enabled
+      ? `held the planned ${fmt(hold, 0)} s: neither saturation nor stability was evident early${last}`
+      : `held the planned ${fmt(hold, 0)} s (plan.earlyStop.enabled false)`;
+  };
+  if (phase.phase === 'succeeded' || (loadStartMs !== null && nowMs >= loadStartMs + hold * 1000))
+    return look({ status: 'held', reason: heldReason(), waitSeconds: 1 });
+  if (loadStartMs === null)
+    return look({
+      status: 'continue',
+      reason: 'the k6 container has not started yet',
+      waitSeconds: waitUntil(Math.min(settings.watchSeconds, hold)),
+    });
+
+  const elapsed = (nowMs - loadStartMs) / 1000;
+  const remaining = hold - elapsed;
+  if (!settings.enabled) return look({ status: 'continue', reason: heldReason(), waitSeconds: waitUntil(remaining) });
+  // Nothing can be decided before the earlier of the two endings' least times: no AMP query until then.
+  const earliest = Math.min(
+    settings.minSeconds ?? DEFAULT_MIN_SECONDS_FRACTION * hold,
+    settings.stableAfterFraction * hold,
+  );
+  if (elapsed < earliest)
+    return look({
+      status: 'continue',
+      reason: `after ${fmt(elapsed, 0)} s: no ending is possible before ${fmt(earliest, 0)} s of load`,
+      waitSeconds: waitUntil(Math.min(remaining, Math.max(earliest - elapsed, settings.watchSeconds))),
+    });
+
+  const source = ports.metricsSource(input.target);
+  const [samples, lifetime] = await Promise.all([
+    queueSamplesSoFar(source, input, hold, loadStartMs, nowMs),
+    lifetimeSoFar(source, input, elapsed, nowMs),
+  ]);
+  const latestMs = samples.at(-1)?.tMs ?? loadStartMs;
+  const decision = decideStepEnding(samples, {
+    offeredRps: load.rateRps,
+    elapsedSeconds: Math.max(0, (latestMs - loadStartMs) / 1000),
+    plannedHoldSeconds: hold,
+    pods: input.testReplicas,
+    requestLifetimeSeconds: lifetime,
+    settings,
+  });
+  if (decision.action === 'continue')
+    return look({
+      status: 'continue',
+      reason: decision.reason,
+      waitSeconds: waitUntil(Math.min(remaining, settings.watchSeconds)),
+    });
+
+  await cluster.delete(
+    { ...KINDS.job, namespace: job.namespace, name: job.name },
+    { propagationPolicy: PROPAGATION_POLICIES.foreground },
+  );
+  const endedMs = ports.clock.now();
+  return look({
+    status: 'ended',
+    reason: decision.reason,
+    waitSeconds: 1,
+    ending: {
+      kind: decision.kind === 'saturated' ? 'saturated-early' : 'stable-early',
+      reason: decision.reason,
+      heldSeconds: Math.min(hold, (endedMs - loadStartMs) / 1000),
+      plannedHoldSeconds: hold,
+    },
+    // The measurement covers what the decision saw: AMP had those samples, the seconds after may not be in it yet.
+    windowEndMs: latestMs,
+  });
+}
+
+export const watchLoadStepStep = {
+  name: 'watchLoadStep',
+  label: 'WatchLoadStep',
+  placeholder: 'WatchLoadStepFunctionArn',
+  event,
+  run: watchLoadStep,
+} satisfies CalibrationStep<typeof event, WatchState, Ports>;
+
+/** The mean decode time of the requests finished since the load began (the step's meanLifetime), or null if none. */
+async function lifetimeSoFar(
+  source: MetricsSource,
+  input: CalibrationInput,
+  elapsedSeconds: number,
+  nowMs: number,
+): Promise<number | null> {
+  const query = stepQueries(calibrationTarget(input), Math.max(1, elapsedSeconds)).meanLifetime;
+  const value = (await source.instant(query, { timeMs: nowMs }))[0]?.value;
+  return value === undefined || !Number.isFinite(value) ? null : Math.max(0, value);
+}
+
+/**
+ * `sum(vllm:num_requests_waiting)` from the load's start to now, at the step's query step but never closer than the
+ * scrape interval (estimated as the readiness gate does): repeats of one scrape are not independent samples.
+ */
+async function queueSamplesSoFar(
+  source: MetricsSource,
+  input: CalibrationInput,
+  holdSeconds: number,
+  startMs: number,
+  nowMs: number,
+): Promise<QueueSample[]> {
+  const target = calibrationTarget(input);
+  const probe = await source.instant(scrapeSamplesQuery(target, READINESS_RULES.scrapeProbeSeconds), {
+    timeMs: nowMs,
+  });
+  const scrapes = probe[0]?.value ?? 0;
+  const scrapeSeconds =
+    scrapes >= 2 ? READINESS_RULES.scrapeProbeSeconds / scrapes : READINESS_RULES.defaultScrapeIntervalSeconds;
+  const series = await source.range(stepQueries(target, holdSeconds).queue, {
+    startMs,
+    endMs: nowMs,
+    stepSeconds: Math.max(queueStepSeconds(holdSeconds), Math.round(scrapeSeconds)),
+  });
+  return (series[0]?.points ?? [])
+    .filter((p) => Number.isFinite(p.value))
+    .map((p) => ({ tMs: p.timestampMs, queue: p.value }));
+}

@@ -1,0 +1,2 @@
+// face (generated)
+export * from './clock.js';

@@ -1,0 +1,3 @@
+// face (generated)
+export * from './mapWithConcurrency.js';
+export * from './stats.js';

@@ -1,0 +1,211 @@
+import { readFile } from 'node:fs/promises';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { bindSteps, type CalibrationTask } from '../../functions/calibration/task.js';
+import type { CalibrationReport } from '../../shared/calibration/index.js';
+import { DynamoDbHistoryStore } from '../../shared/calibration/history/index.js';
+import {
+  CALIBRATION_STEPS,
+  executionFailure,
+  type CalibrationPorts,
+  type StoredReport,
+} from '../../shared/calibration/workflow/index.js';
+import { systemClock } from '../../shared/clock/index.js';
+import { ClusterConnections } from '../../shared/kube/index.js';
+import { silentLogger } from '../../shared/log/index.js';
+import { HttpMetricsSource } from '../../shared/metrics/index.js';
+import {
+  handlersByResource,
+  loadDefinition,
+  localFunctionArns,
+  runStateMachineLocally,
+  SNS_PUBLISH_RESOURCE,
+  taskStates,
+  snsPublishHandler,
+  type AslDefinition,
+  type LocalRun,
+  type LocalTaskHandler,
+  type RunLocallyOptions,
+  type WorkflowOutcome,
+} from '../stepfunctions/index.js';
+import type { TwinState } from '../twin/stateFile.js';
+import { LocalFolderReportStore } from './localFolderReportStore.js';
+import { TWIN_CREDENTIALS } from '../twin/twin.js';
+
+/**
+ * The calibration state machine on the twin: the real ASL file run by the local Step Functions runner, each Task
+ * state calling the same bound step its Lambda runs (functions/calibration/task.ts), with the twin's endpoints as
+ * the ports (its EKS and API server, Prometheus as AMP, DynamoDB, SNS) and a local folder as the report bucket.
+ */
+
+export interface TwinCalibrationOptions {
+  /** The execution input, as the execution gets it (withTwinTarget fills in the twin's target). */
+  input: Record<string, unknown>;
+  executionName: string;
+  /** Where the report and chart go. */
+  reportsDir: string;
+  /** The key prefix under reportsDir; default none (the folder is the run's). */
+  reportPrefix?: CalibrationPorts['reportPrefix'];
+  logger?: CalibrationPorts['logger'];
+  /** Ports to use instead of the twin's (tests inject faults with them). */
+  ports?: Partial<CalibrationPorts>;
+  /** Changes the state → handler table before the run, given the ports (tests inject faults with it). */
+  handlers?: (table: Record<string, LocalTaskHandler>, ports: CalibrationPorts) => Record<string, LocalTaskHandler>;
+  onEvent?: RunLocallyOptions['onEvent'];
+  /** Poll Waits and rests shortened by this factor (tests); the holds are never shortened. */
+  waitScale?: number;
+  /** The pause before every retry, instead of the definition's backoff (tests). */
+  retryIntervalMs?: number;
+}
+
+/** A calibration started on the twin: the local run, its ports, and what to close when it is over. */
+export interface TwinCalibration {
+  run: LocalRun;
+  /** The ports the steps use (the progress display reads the metrics source). */
+  ports: CalibrationPorts;
+  /** Closes the clients' sockets; call once the run is over. */
+  close: () => void;
+}
+
+/** The twin's target under what the input gives (the input wins), so a twin input may hold only the plan. */
+export function withTwinTarget(raw: Record<string, unknown>, state: TwinState): Record<string, unknown> {
+  const given = (raw.target ?? {}) as Record<string, unknown>;
+  return {
+    ...raw,
+    target: {
+      cluster: state.clusterName,
+      region: state.region,
+      namespace: state.namespace,
+      deployment: state.deployment,
+      model: state.model,
+      ampWorkspaceUrl: state.prometheusUrl,
+      ...given,
+    },
+  };
+}
+
+/** The calibration's ports on the twin, and the SNS client its Notify states publish with. */
+export interface TwinCalibrationPorts {
+  ports: CalibrationPorts;
+  sns: SNSClient;
+  /** Closes the clients' sockets. */
+  close: () => void;
+}
+
+/**
+ * The calibration's ports on the twin: its EKS endpoint and API server (through the product's own EKS connection),
+ * its Prometheus as AMP, its DynamoDB for the history, a local folder for the reports; `ports` replaces any of them.
+ */
+export function twinCalibrationPorts(
+  state: TwinState,
+  options: Pick<TwinCalibrationOptions, 'reportsDir' | 'reportPrefix' | 'logger' | 'ports'>,
+): TwinCalibrationPorts {
+  const aws = state.aws;
+  const credentials = TWIN_CREDENTIALS;
+  const sns = new SNSClient({ region: state.region, endpoint: aws.snsEndpoint, credentials });
+  const dynamodb = new DynamoDBClient({ region: state.region, endpoint: aws.dynamodbEndpoint, credentials });
+  const clusters = new ClusterConnections({ eksEndpoint: aws.eksEndpoint, credentials });
+  const ports: CalibrationPorts = {
+    cluster: (target) => clusters.get(target.region, target.cluster),
+    metricsSource: (target) =>
+      new HttpMetricsSource({ endpoint: target.ampWorkspaceUrl, region: target.region, credentials }),
+    reports: new LocalFolderReportStore({ directory: options.reportsDir }),
+    reportPrefix: options.reportPrefix ?? (() => ''),
+    history: new DynamoDbHistoryStore({ client: dynamodb, tableName: aws.historyTable }),
+    clock: systemClock,
+    logger: options.logger ?? silentLogger,
+    ...options.ports,
+  };
+  return {
+    ports,
+    sns,
+    close: () => {
+      sns.destroy();
+      dynamodb.destroy();
+      clusters.destroy();
+    },
+  };
+}
+
+/** Starts the calibration state machine on the twin. The input goes to the execution as given: ValidateInput judges it. */
+export async function startTwinCalibration(
+  state: TwinState,
+  options: TwinCalibrationOptions,
+): Promise<TwinCalibration> {
+  const definition = await loadDefinition();
+  const { ports, sns, close } = twinCalibrationPorts(state, options);
+  const table = calibrationLocalHandlers(definition, bindSteps(CALIBRATION_STEPS, ports), sns);
+  const run = runStateMachineLocally({
+    definition,
+    handlers: options.handlers ? options.handlers(table, ports) : table,
+    input: options.input,
+    substitutions: {
+      ...localFunctionArns(definition, { region: state.region }),
+      CalibrationTopicArn: state.aws.calibrationTopicArn,
+    },
+    executionName: options.executionName,
+    region: state.region,
+    ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+    ...(options.waitScale === undefined ? {} : { waitScale: options.waitScale }),
+    ...(options.retryIntervalMs === undefined
+      ? {}
+      : {
+          retryIntervalOverrides: Object.fromEntries(
+            taskStates(definition).map(({ name }) => [name, options.retryIntervalMs as number]),
+          ),
+        }),
+  });
+  return { run, ports, close };
+}
+
+/** A calibration on the twin that ended as it should, with its stored report. */
+export interface TwinCalibrationResult {
+  report: CalibrationReport;
+  stored: StoredReport;
+}
+
+/**
+ * Runs the calibration on the twin to its end, the twin's target filling in what the input leaves out. A run that
+ * did not succeed throws an error named as the execution's (`CalibrationJobFailedError`, `ExecutionAborted`, ...)
+ * whose message is the first line of its cause.
+ */
+export async function calibrateOnTwin(
+  state: TwinState,
+  options: TwinCalibrationOptions,
+): Promise<TwinCalibrationResult> {
+  const calibration = await startTwinCalibration(state, { ...options, input: withTwinTarget(options.input, state) });
+  let outcome: WorkflowOutcome;
+  try {
+    outcome = await calibration.run.result;
+  } finally {
+    calibration.close();
+  }
+  return readOutcome(outcome);
+}
+
+/** The report of a succeeded run, or the run's failure as the one-line named error the CLI prints. */
+export async function readOutcome(outcome: WorkflowOutcome): Promise<TwinCalibrationResult> {
+  if (outcome.status === 'aborted')
+    throw executionFailure('ExecutionAborted', 'stopped (Ctrl-C); the failure path did not run');
+  if (outcome.status !== 'succeeded') throw executionFailure(outcome.error, outcome.cause);
+  const stored = (outcome.output as { report?: StoredReport }).report;
+  if (stored === undefined) throw executionFailure('CalibrationError', 'the execution ended without a report');
+  const report = JSON.parse(await readFile(stored.reportLocation, 'utf8')) as CalibrationReport;
+  return { report, stored };
+}
+
+/**
+ * The local runner's table (state name → handler) for the calibration definition: each Lambda Task state gets the
+ * bound step its `${...FunctionArn}` names, and the SNS Notify states publish through `sns` (the twin's endpoint), so
+ * a local run sends the same messages as AWS.
+ */
+export function calibrationLocalHandlers(
+  definition: AslDefinition,
+  tasks: Readonly<Record<keyof typeof CALIBRATION_STEPS, CalibrationTask>>,
+  sns: SNSClient,
+): Record<string, LocalTaskHandler> {
+  const byResource: Record<string, LocalTaskHandler> = { [SNS_PUBLISH_RESOURCE]: snsPublishHandler(sns) };
+  for (const [name, step] of Object.entries(CALIBRATION_STEPS))
+    byResource[step.placeholder] = tasks[name as keyof typeof CALIBRATION_STEPS];
+  return handlersByResource(definition, byResource);
+}

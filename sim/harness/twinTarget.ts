@@ -1,0 +1,37 @@
+import { HttpMetricsSource } from '../../shared/metrics/index.js';
+import type { Target } from '../../shared/config/index.js';
+import type { TwinState } from '../twin/stateFile.js';
+import { TWIN_CREDENTIALS } from '../twin/twin.js';
+
+/** The twin's deployment as the product sees it: a target, and its "AMP" (the twin's Prometheus). */
+
+/** The target the twin serves, as a user would configure it for their own deployment. */
+export function twinTarget(state: TwinState): Target {
+  return {
+    name: `twin-${state.profile}`,
+    cluster: state.clusterName,
+    namespace: state.namespace,
+    deployment: state.deployment,
+    model: state.model,
+  };
+}
+
+/** The product's AMP client pointed at the twin's Prometheus (signing with the twin's throwaway credentials). */
+export function twinMetricsSource(state: Pick<TwinState, 'prometheusUrl' | 'region'>): HttpMetricsSource {
+  return new HttpMetricsSource({
+    endpoint: state.prometheusUrl,
+    region: state.region,
+    credentials: () => Promise.resolve(TWIN_CREDENTIALS),
+  });
+}
+
+/**
+ * Makes the AWS SDK's default credential chain find the twin's throwaway credentials, for code that builds its own
+ * clients from the environment (the Lambda handlers). Only for processes that talk to the twin.
+ */
+export function useTwinCredentials(): void {
+  process.env.AWS_ACCESS_KEY_ID = TWIN_CREDENTIALS.accessKeyId;
+  process.env.AWS_SECRET_ACCESS_KEY = TWIN_CREDENTIALS.secretAccessKey;
+  delete process.env.AWS_SESSION_TOKEN;
+  delete process.env.AWS_PROFILE;
+}
