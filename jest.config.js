@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { createDefaultEsmPreset } from 'ts-jest';
 
 // Three projects: `unit` (beside the product's code: shared/, functions/, cli/, bench/, infra/), `twin` (the twin's
@@ -14,6 +15,11 @@ const common = {
 export { common };
 
 export default {
+  // The integration and twin tests mostly wait on the clock (real-time twins, Prometheus scrapes, KEDA's windows), so
+  // three files at once keep two cores busy without starving the twins; more cores, more files.
+  maxWorkers: Math.max(3, availableParallelism()),
+  // Files that start a twin first, so the run does not wait on them at its end (test/sequencer.js).
+  testSequencer: '<rootDir>/test/sequencer.js',
   projects: [
     {
       ...common,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +18,7 @@ import {
   type PrometheusInstance,
   startPrometheus,
 } from '../sim/harness/index.js';
+import { CLI_TEST_TIMEOUT_MS, runCli } from './helpers/cli.js';
 
 // The exported rule files checked and unit-tested by promtool (Debian's prometheus package), and the evaluator's
 // PromQL `for` (heldForQuery) run against the real Prometheus.
@@ -50,21 +51,6 @@ async function runPromtool(args: string[], cwd: string): Promise<{ code: number;
     const e = error as { code?: number; stdout?: string; stderr?: string };
     return { code: typeof e.code === 'number' ? e.code : -1, output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
   }
-}
-
-/** Runs `vllm-pilot` as a user does. */
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env };
-    delete env.NODE_OPTIONS;
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'vllm-pilot.js'), ...args], { cwd: ROOT, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 describe('Files: infra/prometheus (promtool)', () => {
@@ -103,54 +89,62 @@ describe('Files: infra/prometheus (promtool)', () => {
 });
 
 describe('Command: vllm-pilot alerts rules', () => {
-  it('writes per-target AMP rules that promtool accepts', async () => {
-    // Prepare
-    const targetsFile = join(scratch, 'targets.yaml');
-    await writeFile(
-      targetsFile,
-      toYaml([
-        {
-          name: 'prod-ministral',
-          cluster: 'prod',
-          namespace: 'llm',
-          deployment: 'ministral',
-          model: 'mistralai/Ministral-8B-Instruct-2410',
-          clusterLabel: 'cluster',
-          alerts: { rules: { VLLMHighLatency: { threshold: 2.5, for: '3m', window: '10m' } } },
-        },
-      ]),
-    );
-    const out = join(scratch, 'per-target.rules.yaml');
+  it(
+    'writes per-target AMP rules that promtool accepts',
+    async () => {
+      // Prepare
+      const targetsFile = join(scratch, 'targets.yaml');
+      await writeFile(
+        targetsFile,
+        toYaml([
+          {
+            name: 'prod-ministral',
+            cluster: 'prod',
+            namespace: 'llm',
+            deployment: 'ministral',
+            model: 'mistralai/Ministral-8B-Instruct-2410',
+            clusterLabel: 'cluster',
+            alerts: { rules: { VLLMHighLatency: { threshold: 2.5, for: '3m', window: '10m' } } },
+          },
+        ]),
+      );
+      const out = join(scratch, 'per-target.rules.yaml');
 
-    // Act
-    const cli = await runCli(['alerts', 'rules', '--format', 'amp', '--targets', targetsFile, '--out', out]);
-    const check = await runPromtool(['check', 'rules', out], scratch);
+      // Act
+      const cli = await runCli(['alerts', 'rules', '--format', 'amp', '--targets', targetsFile, '--out', out]);
+      const check = await runPromtool(['check', 'rules', out], scratch);
 
-    // Assess
-    expect(cli.code).toBe(0);
-    expect(check.output).toContain('SUCCESS: 5 rules found');
-  });
+      // Assess
+      expect(cli.code).toBe(0);
+      expect(check.output).toContain('SUCCESS: 5 rules found');
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 
-  it('fails with one line naming the bad field', async () => {
-    // Prepare
-    const targetsFile = join(scratch, 'bad-targets.yaml');
-    await writeFile(
-      targetsFile,
-      toYaml([
-        { name: 'a', cluster: 'c', namespace: 'ns', deployment: 'd', model: 'm', alerts: { rules: { VLLMX: {} } } },
-      ]),
-    );
+  it(
+    'fails with one line naming the bad field',
+    async () => {
+      // Prepare
+      const targetsFile = join(scratch, 'bad-targets.yaml');
+      await writeFile(
+        targetsFile,
+        toYaml([
+          { name: 'a', cluster: 'c', namespace: 'ns', deployment: 'd', model: 'm', alerts: { rules: { VLLMX: {} } } },
+        ]),
+      );
 
-    // Act
-    const cli = await runCli(['alerts', 'rules', '--format', 'amp', '--targets', targetsFile]);
+      // Act
+      const cli = await runCli(['alerts', 'rules', '--format', 'amp', '--targets', targetsFile]);
 
-    // Assess
-    expect(cli.code).toBe(1);
-    expect(cli.stdout).toBe('');
-    expect(cli.stderr.trim().split('\n')).toEqual([
-      expect.stringContaining('targets[0].alerts.rules: unknown key "VLLMX"') as unknown as string,
-    ]);
-  });
+      // Assess
+      expect(cli.code).toBe(1);
+      expect(cli.stdout).toBe('');
+      expect(cli.stderr.trim().split('\n')).toEqual([
+        expect.stringContaining('targets[0].alerts.rules: unknown key "VLLMX"') as unknown as string,
+      ]);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 });
 
 describe("Functions: format.ts against Prometheus's template functions", () => {

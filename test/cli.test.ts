@@ -1,49 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { readTwinState, type TwinState } from '../sim/harness/index.js';
+import { CLI_TEST_TIMEOUT_MS, runCli, startCli } from './helpers/cli.js';
 
 // The `vllm-pilot` command as a user runs it: `node bin/vllm-pilot.js ...` in a child process.
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = join(ROOT, 'bin', 'vllm-pilot.js');
 /** Commander's hint after a usage error; the reason itself must still fit on one line. */
 const USAGE_HINT = '(run with --help for usage)';
 
-interface RunResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+jest.setTimeout(CLI_TEST_TIMEOUT_MS);
 
-/** The environment of a user's shell: no jest flags, no debug stack traces. */
-function userEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  delete env.NODE_OPTIONS;
-  delete env.VLLM_PILOT_DEBUG;
-  return env;
-}
-
-function start(args: readonly string[]): ChildProcess {
-  return spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-/** Runs the CLI to completion and collects its exit code and output. */
-function run(args: readonly string[]): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = start(args);
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = (args: readonly string[]) => runCli(args);
+const start = (args: readonly string[]) => startCli(args);
 
 /** The lines on stderr that state the problem (everything but commander's usage hint). */
 function reasonLines(stderr: string): string[] {

@@ -8,8 +8,6 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { VirtualClock } from '../shared/clock/index.js';
 import {
   type ClusterClient,
-  connectToEks,
-  KubeClusterClient,
   KubeConflictError,
   KubeForbiddenError,
   KubeInvalidError,
@@ -17,6 +15,7 @@ import {
   type KubeObject,
   KubeUnauthorizedError,
 } from '../shared/kube/index.js';
+import { connectToEks, KubeClusterClient } from '../shared/kube/connection/index.js';
 import { vllmDeployment } from '../shared/kube/manifests/index.js';
 import {
   type EksTwin,

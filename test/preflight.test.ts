@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   calibrateOnTwin,
   measureCapacity,
@@ -23,6 +21,7 @@ import {
   type CheckStatus,
   type PreflightReport,
 } from '../shared/preflight/index.js';
+import { runCli, type CliResult } from './helpers/cli.js';
 import { pollFor } from './helpers/poll.js';
 import { DEMO_SHAPE, startDemoTwin } from './helpers/twin.js';
 
@@ -33,8 +32,6 @@ import { DEMO_SHAPE, startDemoTwin } from './helpers/twin.js';
 // Preflight runs as the preflight Lambda (functions/preflight, built from its environment) against the twin's
 // endpoints; its SNS messages are watched through a subscription to the twin's preflight topic.
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = join(ROOT, 'bin', 'vllm-pilot.js');
 const PREPARE_MS = 600_000;
 const ROW_MS = 300_000;
 /** A change is judged once the report settles; this is a guard against hanging, not a speed requirement. */
@@ -208,29 +205,9 @@ function withoutFlag(args: string[], flag: string): string[] {
   return out;
 }
 
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** `vllm-pilot preflight --state-file ...` in a child process, as a user runs it. */
 function cli(args: readonly string[]): Promise<CliResult> {
-  const env = { ...process.env };
-  delete env.NODE_OPTIONS;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'preflight', '--state-file', stateFile, ...args], {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCli(['preflight', '--state-file', stateFile, ...args]);
 }
 
 beforeAll(async () => {

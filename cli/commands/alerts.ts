@@ -16,7 +16,8 @@ import {
   promtoolTestFile,
   toYaml,
 } from '../../shared/alerts/export/index.js';
-import { functionLogger, readTwinState, twinAlertEvaluator } from '../../sim/harness/index.js';
+import { readTwinState } from '../../sim/harness/twinState.js';
+import { harness } from '../harness.js';
 import { printJson } from '../options.js';
 
 export { renderAlertTable } from '../../shared/alerts/export/index.js';
@@ -247,6 +248,7 @@ export function registerAlertEvaluateCommand(alerts: Command): void {
     .option('--verbose', "print the evaluator's JSON log lines")
     .option('--json', 'print the run summary as JSON')
     .action(async (opts: EvaluateCommandOptions) => {
+      const { functionLogger, twinAlertEvaluator } = await harness();
       const state = await readTwinState(opts.stateFile);
       const settings = opts.alerts === undefined ? undefined : await readAlertSettingsFile(opts.alerts);
       const run = twinAlertEvaluator(state, {

@@ -22,15 +22,10 @@ import {
 import { executionFailure, type StoredReport } from '../../shared/calibration/workflow/index.js';
 import { systemClock } from '../../shared/clock/index.js';
 import type { MetricsSource } from '../../shared/metrics/index.js';
-import {
-  readOutcome,
-  readTwinState,
-  startTwinCalibration,
-  twinMetricsSource,
-  type TwinState,
-  withTwinTarget,
-  type WorkflowEvent,
-} from '../../sim/harness/index.js';
+import type { TwinState, WorkflowEvent } from '../../sim/harness/index.js';
+import { readTwinState } from '../../sim/harness/twinState.js';
+import { twinMetricsSource } from '../../sim/harness/twinTarget.js';
+import { harness } from '../harness.js';
 import { formatNumber, progressBar, writeProgress } from '../output.js';
 import { printJson } from '../options.js';
 
@@ -162,6 +157,7 @@ export async function calibrateTwin(
     quiet?: boolean;
   },
 ): Promise<CalibrationReport> {
+  const { readOutcome, startTwinCalibration, withTwinTarget } = await harness();
   const given = typeof opts.input === 'string' ? await readInputFile(opts.input) : { ...opts.input };
   if (opts.strategy !== undefined) given.plan = { ...(given.plan as object | undefined), strategy: opts.strategy };
   const raw = withTwinTarget(given, state);

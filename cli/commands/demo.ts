@@ -2,16 +2,8 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { scaledObject } from '../../shared/keda/index.js';
 import { type CalibrationReport, renderSummaryText } from '../../shared/calibration/index.js';
-import {
-  loadProfile,
-  measureCapacity,
-  runConstantArrivalLoad,
-  startTwin,
-  subscribeSlackNotifier,
-  type Twin,
-  twinAlertEvaluator,
-  twinPreflight,
-} from '../../sim/harness/index.js';
+import type { Twin } from '../../sim/harness/index.js';
+import { harness } from '../harness.js';
 import { positiveNumber } from '../options.js';
 import { ruleByName } from '../../shared/alerts/rules/index.js';
 import { formatPreflightReport, type PreflightReport } from '../../shared/preflight/index.js';
@@ -49,6 +41,7 @@ export function registerDemoCommand(program: Command): void {
     .option('--load-seconds <seconds>', 'how long the scaling load runs', positiveNumber, 30)
     .option('--no-install', 'never install Prometheus, even as root with apt-get')
     .action(async (opts: { profile: string; out: string; loadSeconds: number; install: boolean }) => {
+      const { loadProfile, startTwin } = await harness();
       const profile = await loadProfile(opts.profile);
       const say = (line = '') => process.stdout.write(`${line}\n`);
       say(
@@ -85,6 +78,7 @@ async function runDemo(
   signal: AbortSignal,
   say: (line?: string) => void,
 ): Promise<void> {
+  const { measureCapacity, runConstantArrivalLoad } = await harness();
   const { state } = twin;
   const ref = { namespace: state.namespace, name: state.deployment };
 
@@ -158,6 +152,7 @@ async function runDemo(
  * the stages before prepared (ScaledObject, calibration record, scale cycle; the twin brings the rest).
  */
 async function demoPreflight(twin: Twin, say: (line?: string) => void): Promise<PreflightReport | undefined> {
+  const { twinPreflight } = await harness();
   say("6/6  Preflight: the guide's eleven production double-checks, run by the preflight Lambda:");
   const result = await twinPreflight(twin.state)();
   const [report] = result.reports;
@@ -181,6 +176,7 @@ interface DemoAlertResult {
  * Slack sink; then the fault is cleared and the resolution travels the same way.
  */
 async function demoAlert(twin: Twin, signal: AbortSignal, say: (line?: string) => void): Promise<DemoAlertResult> {
+  const { subscribeSlackNotifier, twinAlertEvaluator } = await harness();
   const rule = ruleByName('VLLMKVCacheFull');
   const forSeconds = rule.defaults.forSeconds;
   say(

@@ -1,12 +1,8 @@
 import type { Command } from 'commander';
 import { assertDuration, readCatalog } from '../../shared/metrics/index.js';
-import {
-  functionLogger,
-  readTwinState,
-  twinCollector,
-  twinMetricsSource,
-  twinTarget,
-} from '../../sim/harness/index.js';
+import { readTwinState } from '../../sim/harness/twinState.js';
+import { twinMetricsSource, twinTarget } from '../../sim/harness/twinTarget.js';
+import { harness } from '../harness.js';
 import { table } from '../output.js';
 import { printJson } from '../options.js';
 
@@ -21,6 +17,7 @@ export function registerMetricsCommands(program: Command): void {
     .option('--verbose', "also print the Lambda's own JSON log lines")
     .option('--json', 'print the collector result as JSON')
     .action(async (opts: { stateFile: string; rateWindow: string; verbose?: boolean; json?: boolean }) => {
+      const { functionLogger, twinCollector } = await harness();
       const state = await readTwinState(opts.stateFile);
       // The same handler the Lambda runs, configured the way serverless.yml configures it, but with the twin's URLs.
       const collect = twinCollector(state, {

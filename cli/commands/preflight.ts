@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { PreflightFunctionError } from '../../functions/preflight/errors.js';
 import { CHECK_STATUSES, formatPreflightReport } from '../../shared/preflight/index.js';
-import { functionLogger, readTwinState, twinPreflight } from '../../sim/harness/index.js';
+import { readTwinState } from '../../sim/harness/twinState.js';
+import { harness } from '../harness.js';
 import { printJson } from '../options.js';
 
 /** Exit codes of `vllm-pilot preflight`: 1 means a check failed, 2 a bad option (as commander's usage errors). */
@@ -39,6 +40,7 @@ export function registerPreflightCommand(program: Command): void {
     .option('--verbose', "print the function's JSON log lines")
     .addHelpText('after', HELP)
     .action(async (opts: PreflightCommandOptions) => {
+      const { functionLogger, twinPreflight } = await harness();
       const state = await readTwinState(opts.stateFile);
       const run = twinPreflight(state, { logger: functionLogger('preflight', opts.verbose ?? false) });
       let result;

@@ -1,16 +1,9 @@
 import { rm } from 'node:fs/promises';
 import { Argument, type Command, InvalidArgumentError } from 'commander';
-import {
-  type ActiveFault,
-  FAULT_KINDS,
-  loadProfile,
-  measureCapacity,
-  measureLatency,
-  readTwinState,
-  runConstantArrivalLoad,
-  startTwin,
-  subscribeSlackNotifier,
-} from '../../sim/harness/index.js';
+import type { ActiveFault } from '../../sim/harness/index.js';
+import { FAULT_KINDS } from '../../sim/harness/faultKinds.js';
+import { readTwinState } from '../../sim/harness/twinState.js';
+import { harness } from '../harness.js';
 import { formatNumber, progressBar, table, writeProgress } from '../output.js';
 import { positiveInteger, positiveNumber, positiveNumberList, printJson } from '../options.js';
 
@@ -30,6 +23,7 @@ export function registerTwinCommands(program: Command): void {
     .option('--no-install', 'never install Prometheus, even as root with apt-get')
     .option('--verbose', 'also log every controller decision (Pods, rollouts, scaling, k6 Jobs)')
     .action(async (opts: { profile: string; stateFile: string; install: boolean; verbose?: boolean }) => {
+      const { loadProfile, startTwin, subscribeSlackNotifier } = await harness();
       const profile = await loadProfile(opts.profile);
       const log = (line: string) => process.stderr.write(`twin: ${line}\n`);
       // Listen before starting: Ctrl-C during a long model load must still stop Prometheus and clean up.
@@ -83,6 +77,7 @@ export function registerTwinCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(
       async (opts: { profile: string; promptTokens: number; maxTokens: number; atRps?: number[]; json?: boolean }) => {
+        const { loadProfile, measureCapacity, measureLatency } = await harness();
         const profile = await loadProfile(opts.profile);
         const shape = { promptTokens: opts.promptTokens, maxTokens: opts.maxTokens };
         const capacity = measureCapacity(profile, shape);
@@ -140,6 +135,7 @@ export function registerTwinCommands(program: Command): void {
         maxVus: number;
         json?: boolean;
       }) => {
+        const { runConstantArrivalLoad } = await harness();
         const state = await readTwinState(opts.stateFile);
         const stop = new AbortController();
         process.once('SIGINT', () => stop.abort());

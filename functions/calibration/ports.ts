@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDbHistoryStore } from '../../shared/calibration/history/index.js';
 import type { CalibrationPorts, CalibrationTarget } from '../../shared/calibration/workflow/index.js';
-import { ClusterConnections } from '../../shared/kube/index.js';
+import { ClusterConnections } from '../../shared/kube/connection/index.js';
 import { HttpMetricsSource } from '../../shared/metrics/index.js';
 import { S3ReportStore } from '../../shared/reports/index.js';
 import type { CalibrationConfig } from './config.js';

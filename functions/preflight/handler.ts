@@ -7,7 +7,8 @@ import type { Context } from 'aws-lambda';
 import * as z from 'zod';
 import { DynamoDbHistoryStore } from '../../shared/calibration/history/index.js';
 import { type Clock, systemClock } from '../../shared/clock/index.js';
-import { ClusterConnections, type ClusterClient, lazyClusterClient } from '../../shared/kube/index.js';
+import { type ClusterClient } from '../../shared/kube/index.js';
+import { ClusterConnections, lazyClusterClient } from '../../shared/kube/connection/index.js';
 import { HttpAlertRulesSource, HttpMetricsSource } from '../../shared/metrics/index.js';
 import {
   CHECK_STATUSES,

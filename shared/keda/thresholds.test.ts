@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
-import {
-  type ClusterClient,
-  KubeClusterClient,
-  type KubeObject,
-  type ObjectRef,
-  updateWithRetry,
-} from '../kube/index.js';
+import { type ClusterClient, type KubeObject, type ObjectRef, updateWithRetry } from '../kube/index.js';
+import { KubeClusterClient } from '../kube/connection/index.js';
 import { startFakeApiServer, type FakeApiServer } from '../kube/testing/fakeApiServer.js';
 import {
   CalibrationDependencyUnavailableError,

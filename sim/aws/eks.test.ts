@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DescribeClusterCommand, EKSClient } from '@aws-sdk/client-eks';
 import { VirtualClock } from '../../shared/clock/index.js';
-import { connectToEks, KubeClusterNotFoundError, parseEksToken } from '../../shared/kube/index.js';
+import { KubeClusterNotFoundError } from '../../shared/kube/index.js';
+import { connectToEks, parseEksToken } from '../../shared/kube/connection/index.js';
 import { startFakeApiServer, type FakeApiServer } from '../../shared/kube/testing/fakeApiServer.js';
 import { startEksTwin, type EksTwin } from './eks.js';
 

@@ -11,7 +11,7 @@ import {
   type StoredReport,
 } from '../../shared/calibration/workflow/index.js';
 import { systemClock } from '../../shared/clock/index.js';
-import { ClusterConnections } from '../../shared/kube/index.js';
+import { ClusterConnections } from '../../shared/kube/connection/index.js';
 import { silentLogger } from '../../shared/log/index.js';
 import { HttpMetricsSource } from '../../shared/metrics/index.js';
 import {
@@ -30,7 +30,7 @@ import {
 } from '../stepfunctions/index.js';
 import type { TwinState } from '../twin/stateFile.js';
 import { LocalFolderReportStore } from './localFolderReportStore.js';
-import { TWIN_CREDENTIALS } from '../twin/twin.js';
+import { TWIN_CREDENTIALS } from '../twin/constants.js';
 
 /**
  * The calibration state machine on the twin: the real ASL file run by the local Step Functions runner, each Task

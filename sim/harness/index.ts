@@ -4,9 +4,10 @@
  */
 
 // The twin and what drives it.
-export { startTwin, TWIN_CLUSTER, TWIN_CREDENTIALS, TWIN_REGION, TWIN_RESOURCES } from '../twin/twin.js';
+export { startTwin } from '../twin/twin.js';
+export { TWIN_CLUSTER, TWIN_CREDENTIALS, TWIN_REGION, TWIN_RESOURCES } from '../twin/constants.js';
 export type { StartTwinOptions, Twin } from '../twin/twin.js';
-export { readTwinState, type TwinState } from '../twin/stateFile.js';
+export * from './twinState.js';
 export { BUILT_IN_PROFILES, loadProfile, validateProfile } from '../profile/loadProfile.js';
 export type { Profile, ProfileInput, VllmVersion } from '../profile/profile.js';
 export { FAULT_KINDS, FAULT_LOAD_SHAPE, type ActiveFault, type FaultKind, type FaultRequest } from '../twin/faults.js';

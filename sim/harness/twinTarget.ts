@@ -1,7 +1,7 @@
 import { HttpMetricsSource } from '../../shared/metrics/index.js';
 import type { Target } from '../../shared/config/index.js';
 import type { TwinState } from '../twin/stateFile.js';
-import { TWIN_CREDENTIALS } from '../twin/twin.js';
+import { TWIN_CREDENTIALS } from '../twin/constants.js';
 
 /** The twin's deployment as the product sees it: a target, and its "AMP" (the twin's Prometheus). */
 

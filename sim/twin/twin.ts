@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { type Clock, systemClock } from '../../shared/clock/index.js';
-import { type ClusterClient, connectToEks } from '../../shared/kube/index.js';
+import { type ClusterClient } from '../../shared/kube/index.js';
+import { connectToEks } from '../../shared/kube/connection/index.js';
 import {
   defaultServiceName,
   vllmDeployment,
@@ -36,33 +37,8 @@ import { TwinStartError } from './errors.js';
 import { FaultController } from './faults.js';
 import type { Profile } from '../profile/profile.js';
 import { type TwinState, writeTwinState } from './stateFile.js';
+import { TWIN_ALERT_RULES_FILE, TWIN_CLUSTER, TWIN_CREDENTIALS, TWIN_REGION, TWIN_RESOURCES } from './constants.js';
 import { ADDON_NAMESPACES, dcgmExporterDaemonSet, kedaCrds, namespace, serviceMonitorCrd } from './world.js';
-
-/** The region the twin pretends to be in (the AWS guide's). */
-export const TWIN_REGION = 'us-east-2';
-/** The names the deployed stack gives its topics and tables (serverless.yml). */
-export const TWIN_RESOURCES = {
-  calibrationTopic: 'vllm-eks-pilot-calibration',
-  historyTable: 'vllm-eks-pilot-calibration-history',
-  alertTopic: 'vllm-eks-pilot-alerts',
-  alertStateTable: 'vllm-eks-pilot-alert-state',
-  slackWebhookSecret: 'vllm-eks-pilot/slack-webhook',
-  /** Where the preflight function publishes its summary when a check fails. */
-  preflightTopic: 'vllm-eks-pilot-preflight',
-} as const;
-/** The file name under which the twin's Prometheus loads the five alert rules (as infra/prometheus names it). */
-export const TWIN_ALERT_RULES_FILE = 'vllm-alerts.rules.yaml';
-/** The EKS cluster name the twin pretends to be (the AWS guide's). */
-export const TWIN_CLUSTER = 'ai-eks-docs';
-/**
- * Credentials for the twin's endpoints. The product signs every request (one code path); the twin accepts any
- * signature. These are not secrets and must never be real keys (the key id has the length of a real one, because
- * the twin's API server checks EKS tokens the way aws-iam-authenticator does).
- */
-export const TWIN_CREDENTIALS = {
-  accessKeyId: 'AKIATWINLOCAL0000000',
-  secretAccessKey: 'twin-local-not-a-secret',
-} as const;
 
 export interface StartTwinOptions {
   profile: Profile;

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { execFile } from 'node:child_process';
 import { access, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { DescribeClusterCommand, EKSClient } from '@aws-sdk/client-eks';
 import { parse as parseYaml } from 'yaml';
 import {
@@ -22,7 +20,8 @@ import {
 import { ampTriggerAuthentication, SCALED_OBJECT_TRIGGERS, scaledObject } from '../../shared/keda/index.js';
 import { TWIN_LOCAL_URL_ANNOTATION } from '../kube/controllers/ServiceController.js';
 import { twinStateSchema } from './stateFile.js';
-import { TWIN_CREDENTIALS, type Twin } from './twin.js';
+import { TWIN_CREDENTIALS } from './constants.js';
+import type { Twin } from './twin.js';
 import { measureCapacity, type RequestShape } from '../vllm/capacity.js';
 import { httpRequest, postJson } from '../../test/helpers/http.js';
 import {
@@ -32,6 +31,7 @@ import {
   parseKubectlTables,
   requireKubectl,
 } from '../../test/helpers/kubectl.js';
+import { runCli } from '../../test/helpers/cli.js';
 import { pollFor } from '../../test/helpers/poll.js';
 import { startDemoTwin } from '../../test/helpers/twin.js';
 
@@ -40,8 +40,6 @@ import { startDemoTwin } from '../../test/helpers/twin.js';
 // One twin per describe block; timeouts are guards against hanging, never speed requirements.
 
 jest.setTimeout(180_000);
-
-const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 beforeAll(() => {
   requireKubectl();
@@ -83,19 +81,10 @@ async function getTables(fixture: ClusterFixture, args: readonly string[]) {
 }
 
 /** `vllm-pilot render <kind> ...` as a user runs it from a clone (`node bin/vllm-pilot.js`). */
-function renderManifest(kind: string, sets: readonly string[]): Promise<string> {
-  const env = { ...process.env };
-  // Jest's --experimental-vm-modules would only add a warning to the CLI's stderr.
-  delete env.NODE_OPTIONS;
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [join(REPO_ROOT, 'bin', 'vllm-pilot.js'), 'render', kind, ...sets.flatMap((set) => ['--set', set])],
-      { cwd: REPO_ROOT, encoding: 'utf8', env },
-      (error, stdout, stderr) =>
-        error ? reject(new Error(`vllm-pilot render ${kind} failed: ${stderr || error.message}`)) : resolve(stdout),
-    );
-  });
+async function renderManifest(kind: string, sets: readonly string[]): Promise<string> {
+  const result = await runCli(['render', kind, ...sets.flatMap((set) => ['--set', set])]);
+  if (result.code !== 0) throw new Error(`vllm-pilot render ${kind} failed: ${result.stderr}`);
+  return result.stdout;
 }
 
 function jobRef(namespace: string, name: string): ObjectRef {

@@ -1,9 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   aggregate,
@@ -17,8 +15,10 @@ import {
   VLLM_RENAMED,
 } from '../../shared/metrics/index.js';
 import type { ActiveFault } from './faults.js';
-import { TWIN_CREDENTIALS, TWIN_REGION, TWIN_RESOURCES, type Twin } from './twin.js';
+import { TWIN_CREDENTIALS, TWIN_REGION, TWIN_RESOURCES } from './constants.js';
+import type { Twin } from './twin.js';
 import { httpRequest, postJson } from '../../test/helpers/http.js';
+import { runCli } from '../../test/helpers/cli.js';
 import { pollFor } from '../../test/helpers/poll.js';
 import { DEMO_SHAPE, sleep, startDemoTwin, warmUp } from '../../test/helpers/twin.js';
 
@@ -28,8 +28,6 @@ import { DEMO_SHAPE, sleep, startDemoTwin, warmUp } from '../../test/helpers/twi
 // values are generous.
 
 jest.setTimeout(180_000);
-
-const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 let twin: Twin;
 let scratch: string;
@@ -257,18 +255,9 @@ describe('Class: FaultController (through the twin’s Prometheus)', () => {
 });
 
 /** `vllm-pilot ...` as a user runs it (`node bin/vllm-pilot.js`), without jest's NODE_OPTIONS. */
-function cli(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env };
-  delete env.NODE_OPTIONS;
-  delete env.VLLM_PILOT_DEBUG;
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [join(REPO_ROOT, 'bin', 'vllm-pilot.js'), ...args],
-      { cwd: REPO_ROOT, encoding: 'utf8', env },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+async function cli(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const result = await runCli(args);
+  return { ...result, code: result.code ?? 1 };
 }
 
 describe('Command: vllm-pilot twin fault', () => {

@@ -1,8 +1,8 @@
 import { EKSClient } from '@aws-sdk/client-eks';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import type { Clock } from '../clock/index.js';
+import type { Clock } from '../../clock/index.js';
 import { connectToEks } from './connectToEks.js';
-import type { ClusterClient } from './types.js';
+import type { ClusterClient } from '../types.js';
 
 /**
  * One connection per EKS cluster for the life of the process (a Lambda container, a CLI run): DescribeCluster once

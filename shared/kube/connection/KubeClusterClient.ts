@@ -20,10 +20,10 @@ import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
 import type { KubernetesObject } from '@kubernetes/client-node/dist/types.js';
 import { kubeConfigConnection, type ClientNodeConnection } from './clientNodeConfiguration.js';
 import { sendClientNodeRequest } from './clientNodeRequest.js';
-import { KubeAlreadyExistsError, KubeInvalidArgumentError, KubeNotFoundError } from './errors.js';
-import { formatLabelSelector, knownResource } from './resources.js';
+import { KubeAlreadyExistsError, KubeInvalidArgumentError, KubeNotFoundError } from '../errors.js';
+import { formatLabelSelector, knownResource } from '../resources.js';
 import { toKubeError } from './toKubeError.js';
-import { updateWithRetry } from './updateWithRetry.js';
+import { updateWithRetry } from '../updateWithRetry.js';
 import {
   APPLY_ACTIONS,
   type ApplyResult,
@@ -37,7 +37,7 @@ import {
   type PodProxyRef,
   type PropagationPolicy,
   type UpdateWithRetryOptions,
-} from './types.js';
+} from '../types.js';
 
 /** The field manager recorded in `managedFields` for every write of the product. */
 export const FIELD_MANAGER = 'vllm-eks-pilot';

@@ -10,9 +10,9 @@ import {
   KubeUnavailableError,
   type KubeErrorDetails,
   type KubeInvalidCause,
-} from './errors.js';
-import { describeRef } from './resources.js';
-import type { ListRef, ObjectRef } from './types.js';
+} from '../errors.js';
+import { describeRef } from '../resources.js';
+import type { ListRef, ObjectRef } from '../types.js';
 
 /** The parts of client-node's `ApiException` the mapping reads (duck-typed: the class may be loaded twice). */
 interface ApiExceptionLike {

@@ -11,10 +11,10 @@ import {
   KubeNotFoundError,
   KubeUnauthorizedError,
   KubeUnavailableError,
-} from './errors.js';
+} from '../errors.js';
 import { FIELD_MANAGER, KubeClusterClient } from './KubeClusterClient.js';
-import { startFakeApiServer, type FakeApiServer } from './testing/fakeApiServer.js';
-import type { KubeObject } from './types.js';
+import { startFakeApiServer, type FakeApiServer } from '../testing/fakeApiServer.js';
+import type { KubeObject } from '../types.js';
 
 const DEPLOYMENT_PATH = '/apis/apps/v1/namespaces/default/deployments/vllm-app';
 const deploymentRef = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'vllm-app' };

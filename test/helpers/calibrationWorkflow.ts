@@ -3,19 +3,19 @@ import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bindSteps } from '../functions/calibration/task.js';
-import { historyTargetKey } from '../shared/calibration/history/index.js';
-import { STRATEGY_NAMES, type CalibrationReport, type StepMeasurement } from '../shared/calibration/index.js';
+import { bindSteps } from '../../functions/calibration/task.js';
+import { historyTargetKey } from '../../shared/calibration/history/index.js';
+import type { CalibrationReport, StepMeasurement, StrategyName } from '../../shared/calibration/index.js';
 import {
   CALIBRATION_ANNOTATIONS,
   CALIBRATION_STEPS,
   EXECUTION_LABEL,
   executionNames,
   type CalibrationPorts,
-} from '../shared/calibration/workflow/index.js';
-import { KEDA_PAUSED_REPLICAS_ANNOTATION, scaledObject } from '../shared/keda/index.js';
-import type { KubeObject } from '../shared/kube/index.js';
-import { HttpMetricsSource } from '../shared/metrics/index.js';
+} from '../../shared/calibration/workflow/index.js';
+import { KEDA_PAUSED_REPLICAS_ANNOTATION, scaledObject } from '../../shared/keda/index.js';
+import type { KubeObject } from '../../shared/kube/index.js';
+import { HttpMetricsSource } from '../../shared/metrics/index.js';
 import {
   type LocalTaskHandler,
   measureCapacity,
@@ -27,8 +27,8 @@ import {
   twinCalibrationPorts,
   type WorkflowEvent,
   type WorkflowOutcome,
-} from '../sim/harness/index.js';
-import { DEMO_SHAPE, startDemoTwin } from './helpers/twin.js';
+} from '../../sim/harness/index.js';
+import { DEMO_SHAPE, startDemoTwin } from './twin.js';
 
 // The calibration state machine (statemachines/calibration.asl.json, the file AWS deploys) run by the local runner
 // against the twin: the product's handlers talk to the twin's API server, Prometheus, DynamoDB and SNS over HTTP,
@@ -46,18 +46,24 @@ let reportsDir: string;
 /** The calibration's ports on the twin, as every run of this file gets them (a run may replace some). */
 let twinPorts: ReturnType<typeof twinCalibrationPorts>;
 
-beforeAll(async () => {
-  twin = await startDemoTwin();
-  topicArn = twin.state.aws.calibrationTopicArn;
-  reportsDir = await mkdtemp(join(tmpdir(), 'vllm-pilot-calibration-'));
-  twinPorts = twinCalibrationPorts(twin.state, { reportsDir, ports: { cluster: () => Promise.resolve(twin.cluster) } });
-}, 120_000);
+/** Starts the demo twin for the file's tests and stops it after them. */
+export function useCalibrationTwin(): void {
+  beforeAll(async () => {
+    twin = await startDemoTwin();
+    topicArn = twin.state.aws.calibrationTopicArn;
+    reportsDir = await mkdtemp(join(tmpdir(), 'vllm-pilot-calibration-'));
+    twinPorts = twinCalibrationPorts(twin.state, {
+      reportsDir,
+      ports: { cluster: () => Promise.resolve(twin.cluster) },
+    });
+  }, 120_000);
 
-afterAll(async () => {
-  twinPorts?.close();
-  await twin?.stop();
-  if (reportsDir) await rm(reportsDir, { recursive: true, force: true });
-});
+  afterAll(async () => {
+    twinPorts?.close();
+    await twin?.stop();
+    if (reportsDir) await rm(reportsDir, { recursive: true, force: true });
+  });
+}
 
 /** The twin's target and a short plan: the demo replica saturates between 20 and 40 req/s for DEMO_SHAPE. */
 function calibrationInput(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -159,9 +165,9 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('Workflow: calibration on the twin', () => {
-  // The path tests run once per strategy: each must pass unchanged whichever strategy plans the load steps.
-  describe.each(STRATEGY_NAMES)('path tests with plan.strategy %s', (strategy) => {
+/** The path tests (happy path, failure paths, idempotency) with plan.strategy `strategy`. */
+export function describePathTests(strategy: StrategyName): void {
+  describe(`path tests with plan.strategy ${strategy}`, () => {
     describe('happy path, dry run, with a ScaledObject', () => {
       const name = `calib-happy-path-${strategy}`;
       const rates = [10, 20, 40, 60];
@@ -472,7 +478,10 @@ describe('Workflow: calibration on the twin', () => {
       );
     });
   });
+}
 
+/** Early step ending: a saturating step ended early, and every step held when it is off. */
+export function describeEarlyEnding(): void {
   describe('early step ending', () => {
     type Output = { steps: StepMeasurement[]; report: { reportLocation: string } };
 
@@ -532,7 +541,10 @@ describe('Workflow: calibration on the twin', () => {
       LONG,
     );
   });
+}
 
+/** ValidateInput refuses a bad input before anything changes. */
+export function describeValidateInput(): void {
   describe('ValidateInput', () => {
     type Input = Record<string, Record<string, unknown>>;
     it.each([
@@ -587,4 +599,4 @@ describe('Workflow: calibration on the twin', () => {
       LONG,
     );
   });
-});
+}

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { createHash, createHmac } from 'node:crypto';
-import { VirtualClock } from '../clock/index.js';
+import { VirtualClock } from '../../clock/index.js';
 import { createEksTokenProvider, EKS_TOKEN, generateEksToken, parseEksToken } from './eksToken.js';
-import { KubeInvalidArgumentError, KubeTokenError, KubeTokenFormatError } from './errors.js';
+import { KubeInvalidArgumentError, KubeTokenError, KubeTokenFormatError } from '../errors.js';
 
 const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' };
 const signedAt = Date.parse('2025-06-01T12:00:00Z');

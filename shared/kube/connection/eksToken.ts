@@ -10,9 +10,9 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import { type Clock, systemClock } from '../clock/index.js';
-import { KubeInvalidArgumentError, KubeTokenError, KubeTokenFormatError } from './errors.js';
-import { REGION } from '../config/index.js';
+import { type Clock, systemClock } from '../../clock/index.js';
+import { KubeInvalidArgumentError, KubeTokenError, KubeTokenFormatError } from '../errors.js';
+import { REGION } from '../../config/index.js';
 
 export const EKS_TOKEN = {
   prefix: 'k8s-aws-v1.',

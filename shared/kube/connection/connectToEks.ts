@@ -1,11 +1,11 @@
 import { DescribeClusterCommand, EKSClient } from '@aws-sdk/client-eks';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import type { Clock } from '../clock/index.js';
+import type { Clock } from '../../clock/index.js';
 import { bearerTokenConnection } from './clientNodeConfiguration.js';
-import { KubeClusterLookupError, KubeClusterNotFoundError, KubeInvalidArgumentError } from './errors.js';
+import { KubeClusterLookupError, KubeClusterNotFoundError, KubeInvalidArgumentError } from '../errors.js';
 import { createEksTokenProvider } from './eksToken.js';
 import { KubeClusterClient } from './KubeClusterClient.js';
-import type { ClusterClient } from './types.js';
+import type { ClusterClient } from '../types.js';
 
 export interface ConnectToEksOptions {
   clusterName: string;
