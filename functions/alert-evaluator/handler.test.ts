@@ -10,12 +10,8 @@ import {
 } from '../../sim/harness/index.js';
 import type { AlertMessage } from '../../shared/alerts/index.js';
 import { SnsAlertPublisher } from '../../shared/alerts/notify/index.js';
-import {
-  ALERT_STATE_TABLE,
-  DynamoDbAlertStateStore,
-  fixtureEvaluation,
-  fixtureInstance,
-} from '../../shared/alerts/state/index.js';
+import { ALERT_STATE_TABLE, DynamoDbAlertStateStore } from '../../shared/alerts/state/index.js';
+import { fixtureEvaluation, fixtureInstance } from '../../shared/alerts/testing/fixtures.js';
 import { VirtualClock } from '../../shared/clock/index.js';
 import { ConfigInvalidError, type Target } from '../../shared/config/index.js';
 import { loadAlertEvaluatorConfig } from './config.js';

@@ -3,7 +3,7 @@ import { buildAlertMessage } from './buildMessage.js';
 import type { NotifyDecision } from './decide.js';
 import { alertMessageSchema } from './message.js';
 import { AlertMessageInvalidError } from './pipelineErrors.js';
-import { FIXTURE_T0, fixtureInstance, fixtureState } from './state/index.js';
+import { FIXTURE_T0, fixtureInstance, fixtureState } from './testing/fixtures.js';
 import type { AlertState } from './alertState.js';
 
 const instance = fixtureInstance();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { decide, type AlertDecision, type NotifyDecision } from './decide.js';
 import { AlertEvaluationInvalidError } from './pipelineErrors.js';
-import { FIXTURE_T0, fixtureEvaluation, fixtureInstance, fixtureRecord } from './state/index.js';
+import { FIXTURE_T0, fixtureEvaluation, fixtureInstance, fixtureRecord } from './testing/fixtures.js';
 import type { AlertStateRecord, SentNotification } from './alertState.js';
 import type { AlertInstance, TargetEvaluation } from './types.js';
 

@@ -1,14 +1,38 @@
-// face (generated)
-export * from './alertState.js';
-export * from './buildMessage.js';
-export * from './decide.js';
-export * from './errors.js';
-export * from './fingerprint.js';
-export * from './format.js';
-export * from './group.js';
-export * from './heldFor.js';
-export * from './message.js';
-export * from './pipelineErrors.js';
-export * from './publisher.js';
-export * from './runAlertCycle.js';
-export * from './types.js';
+/**
+ * Alerts: the model of an alert and its notification, the decisions (first, repeat, resolved), the message on the
+ * topic, and the cycle that claims, publishes and commits them.
+ */
+export type { AlertStateStore } from './alertState.js';
+export { AlertExportInvalidError } from './errors.js';
+export {
+  formatAlertValue,
+  formatDurationSeconds,
+  goFormatFloat,
+  humanize,
+  humanizeDuration,
+  humanizePercentage,
+} from './format.js';
+export { resolutionFor } from './heldFor.js';
+export {
+  ALERT_MESSAGE_ATTRIBUTES,
+  ALERT_MESSAGE_VERSION,
+  alertMessageSchema,
+  type AlertMessage,
+  type NotifyReason,
+} from './message.js';
+export type { AlertPublisher } from './publisher.js';
+export {
+  TARGET_CYCLE_STATUS,
+  runAlertCycle,
+  summarizeAlertCycle,
+  type AlertCycleSummary,
+  type TargetCycleResult,
+} from './runAlertCycle.js';
+export {
+  ALERT_NAMES,
+  type AlertName,
+  type AlertSettings,
+  type AlertStatus,
+  type Severity,
+  type TargetEvaluation,
+} from './types.js';

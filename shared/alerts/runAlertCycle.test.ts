@@ -7,15 +7,8 @@ import type { AlertMessage } from './message.js';
 import { SnsAlertPublisher } from './notify/index.js';
 import type { LoggerPort } from '../log/index.js';
 import { runAlertCycle, summarizeAlertCycle, type RunAlertCycleInput } from './runAlertCycle.js';
-import {
-  ALERT_STATE_TABLE,
-  DynamoDbAlertStateStore,
-  FIXTURE_T0,
-  FIXTURE_TARGET,
-  fixtureEvaluation,
-  fixtureInstance,
-  fixtureState,
-} from './state/index.js';
+import { ALERT_STATE_TABLE, DynamoDbAlertStateStore } from './state/index.js';
+import { FIXTURE_T0, FIXTURE_TARGET, fixtureEvaluation, fixtureInstance, fixtureState } from './testing/fixtures.js';
 import type { AlertStateRecord, AlertStateStore } from './alertState.js';
 import { ALERT_NAMES, type AlertInstance, type TargetEvaluation } from './types.js';
 

@@ -1,15 +1,17 @@
-// face (generated)
-export * from './analyze.js';
-export * from './capacityEstimate.js';
-export * from './chart.js';
-export * from './earlyStop.js';
-export * from './errors.js';
-export * from './format.js';
-export * from './input.js';
-export * from './measure.js';
-export * from './provenance.js';
-export * from './report.js';
-export * from './rules.js';
-export * from './stepQueries.js';
-export * from './strategyNames.js';
-export * from './types.js';
+/**
+ * Calibration: the input, the measurement of a step, the saturation verdict, the analysis and its thresholds, the
+ * report, the chart and the provenance.
+ */
+export {
+  CalibrationDependencyUnavailableError,
+  CalibrationError,
+  CalibrationInputInvalidError,
+  CalibrationJobFailedError,
+  CalibrationTargetNotFoundError,
+} from './errors.js';
+export { calibrationInputSchema, parseCalibrationInput, type CalibrationInput, type CalibrationPlan } from './input.js';
+export { gpuCount, podTemplateHash, vllmContainer, type TemplateContainer } from './provenance.js';
+export { renderSummaryText } from './report.js';
+export { calibrationTarget, stepQueries } from './stepQueries.js';
+export { STRATEGY_NAMES, type StrategyName } from './strategyNames.js';
+export type { CalibrationReport, StepEndingKind, StepMeasurement, ThresholdChange, Thresholds } from './types.js';

@@ -1,2 +1,2 @@
-// face (generated)
-export * from './clock.js';
+/** Time: the Clock port and the system clock. */
+export { VirtualClock, systemClock, type Clock } from './clock.js';

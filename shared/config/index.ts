@@ -1,6 +1,6 @@
-// face (generated)
-export * from './awsFormats.js';
-export * from './environment.js';
-export * from './errors.js';
-export * from './targets.js';
-export * from './zodIssues.js';
+/** Configuration read once with zod: the targets, the AWS name formats, and the errors that name each bad field. */
+export { REGION, REGION_PATTERN, TABLE_NAME, TOPIC_ARN, httpUrl, region } from './awsFormats.js';
+export { parseEnvironmentWithTargets } from './environment.js';
+export { ConfigInvalidError, type ConfigIssue } from './errors.js';
+export { TARGET_NAME_RULES, parseTargets, targetSchema, uniqueTargetList, type Target } from './targets.js';
+export { formatPath, toConfigIssues } from './zodIssues.js';

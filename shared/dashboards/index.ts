@@ -1,11 +1,5 @@
-// face (generated)
-export * from './configMaps.js';
-export * from './dashboards.js';
-export * from './errors.js';
-export * from './grafanaJson.js';
-export * from './panels.js';
-export * from './tier1Service.js';
-export * from './tier2Engine.js';
-export * from './tier3Gpu.js';
-export * from './types.js';
-export * from './variables.js';
+/** The Grafana dashboards of the monitoring guide's three tiers, and their sidecar ConfigMaps. */
+export { grafanaDashboardConfigMaps } from './configMaps.js';
+export { DASHBOARDS, DASHBOARD_SPECS, dashboardQueries } from './dashboards.js';
+export { ALL_PODS, VARIABLE_SOURCES, dashboardJson } from './grafanaJson.js';
+export { renderQuery, type DashboardVariableValues } from './variables.js';

@@ -1,10 +1,10 @@
-// face (generated)
-export * from './errors.js';
-export * from './kinds.js';
-export * from './pause.js';
-export * from './scaledObjectManifest.js';
-export * from './thresholds.js';
-export * from './triggerAuthenticationManifest.js';
-export * from './triggerKinds.js';
-export * from './triggers.js';
-export * from './update.js';
+/**
+ * KEDA: ScaledObjects and their triggers, pausing autoscaling, the calibrated thresholds, and the ScaledObject and
+ * TriggerAuthentication manifests.
+ */
+export { KEDA_KINDS, KEDA_PAUSED_REPLICAS_ANNOTATION } from './kinds.js';
+export { pauseScaledObject, resumeScaledObject, type ScaledObjectResume } from './pause.js';
+export { SCALED_OBJECT_TRIGGERS, scaledObject } from './scaledObjectManifest.js';
+export { applyThresholdChange, planThresholdChange } from './thresholds.js';
+export { ampTriggerAuthentication } from './triggerAuthenticationManifest.js';
+export { findTriggers } from './triggers.js';

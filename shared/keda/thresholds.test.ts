@@ -10,19 +10,11 @@ import {
   type Thresholds,
 } from '../calibration/index.js';
 import { scaledObject as productScaledObject } from './scaledObjectManifest.js';
-import {
-  applyThresholdChange,
-  CalibrationThresholdInvalidError,
-  CalibrationTriggerAmbiguousError,
-  CalibrationTriggerNotFoundError,
-  findTriggers,
-  KEDA_PAUSED_REPLICAS_ANNOTATION,
-  pauseScaledObject,
-  PAUSE_RECORD_ANNOTATION,
-  planThresholdChange,
-  resumeScaledObject,
-  rollbackThresholdChange,
-} from './index.js';
+import { CalibrationThresholdInvalidError, CalibrationTriggerAmbiguousError, CalibrationTriggerNotFoundError } from './errors.js';
+import { KEDA_PAUSED_REPLICAS_ANNOTATION, PAUSE_RECORD_ANNOTATION } from './kinds.js';
+import { pauseScaledObject, resumeScaledObject } from './pause.js';
+import { applyThresholdChange, planThresholdChange, rollbackThresholdChange } from './thresholds.js';
+import { findTriggers } from './triggers.js';
 
 const SO_PATH = '/apis/keda.sh/v1alpha1/namespaces/default/scaledobjects/vllm-inference-app';
 const REF = { namespace: 'default', name: 'vllm-inference-app' };

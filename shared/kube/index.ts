@@ -1,9 +1,38 @@
-// face (generated)
-export * from './errors.js';
-export * from './jobs.js';
-export * from './k6.js';
-export * from './kinds.js';
-export * from './resources.js';
-export * from './types.js';
-export * from './updateWithRetry.js';
-export * from './workload.js';
+/**
+ * Kubernetes: the ClusterClient port, the kinds the product works with, and reading Deployments, Pods, Services and
+ * Jobs.
+ */
+export {
+  KubeClusterNotFoundError,
+  KubeConflictError,
+  KubeError,
+  KubeForbiddenError,
+  KubeInvalidError,
+  KubeManifestInputError,
+  KubeNotFoundError,
+  KubeUnauthorizedError,
+  KubeUnavailableError,
+} from './errors.js';
+export { ensureJob, jobCompletionMs, jobPhase, jobPod } from './jobs.js';
+export { K6_ENV, K6_EXECUTORS, K6_IMAGE, K6_SUMMARY_MARKER, k6SummarySchema, type K6Summary } from './k6.js';
+export { KINDS } from './kinds.js';
+export {
+  PROPAGATION_POLICIES,
+  type ApplyResult,
+  type ClusterClient,
+  type KubeObject,
+  type LabelSelectorInput,
+  type ListRef,
+  type ObjectRef,
+  type PodProxyRef,
+} from './types.js';
+export { updateWithRetry } from './updateWithRetry.js';
+export {
+  containerStartMs,
+  deploymentPods,
+  nodeNameOf,
+  podTemplateLabels,
+  rolloutStatus,
+  servicesSelecting,
+  specReplicas,
+} from './workload.js';

@@ -1,2 +1,2 @@
-// face (generated)
-export * from './loggerPort.js';
+/** Logging: the LoggerPort the domain logs through. */
+export { silentLogger, type LoggerPort } from './loggerPort.js';

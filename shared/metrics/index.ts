@@ -1,9 +1,47 @@
-// face (generated)
-export * from './ampClient.js';
-export * from './catalog.js';
-export * from './errors.js';
-export * from './names.js';
-export * from './promql.js';
-export * from './readCatalog.js';
-export * from './rulesClient.js';
-export * from './types.js';
+/**
+ * Metrics: vLLM's and DCGM's names, PromQL built safely, the catalog, and the AMP (Prometheus API) adapters of the
+ * MetricsSource and AlertRulesSource ports.
+ */
+export { HttpMetricsSource } from './ampClient.js';
+export { CATALOG, catalogEntry, type CatalogBuildOptions } from './catalog.js';
+export { MetricsError, MetricsHttpError, MetricsNetworkError, PromqlInvalidArgumentError } from './errors.js';
+export { CADVISOR, DCGM, VLLM, VLLM_RENAMED, type RenamedVllmMetric } from './names.js';
+export {
+  DCGM_LABELS,
+  aggregate,
+  assertDuration,
+  assertMetricName,
+  dcgmMatchers,
+  dcgmSelector,
+  dropNaN,
+  eq,
+  escapeLabelValue,
+  formatMatchers,
+  histogramQuantile,
+  matchRegex,
+  overVllmNames,
+  plus,
+  podNamePattern,
+  rate,
+  ratio,
+  scale,
+  selector,
+  vllmGauge,
+  vllmHistogramQuantile,
+  vllmMatchers,
+  vllmSelector,
+  type LabelMatcher,
+  type VllmMetricRef,
+} from './promql.js';
+export { readCatalog } from './readCatalog.js';
+export { HttpAlertRulesSource } from './rulesClient.js';
+export type {
+  AlertRulesSource,
+  CatalogReading,
+  CatalogResult,
+  InstantQueryOptions,
+  InstantSample,
+  MetricsSource,
+  RangeSeries,
+  RegisteredAlertRule,
+} from './types.js';

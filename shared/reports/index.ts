@@ -1,5 +1,5 @@
-// face (generated)
-export * from './S3ReportStore.js';
-export * from './errors.js';
-export * from './reportKey.js';
-export * from './types.js';
+/** Calibration reports: the ReportStore port and its S3 adapter. */
+export { S3ReportStore } from './S3ReportStore.js';
+export { ReportKeyInvalidError, ReportWriteError } from './errors.js';
+export { assertReportKey } from './reportKey.js';
+export type { ReportStore } from './types.js';

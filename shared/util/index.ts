@@ -1,3 +1,3 @@
-// face (generated)
-export * from './mapWithConcurrency.js';
-export * from './stats.js';
+/** Small helpers without a concept of their own. */
+export { mapWithConcurrency } from './mapWithConcurrency.js';
+export { mean, quantile } from './stats.js';

@@ -1,7 +1,10 @@
-// face (generated)
-export * from './alertTable.js';
-export * from './ampAlertManagerDefinition.js';
-export * from './prometheusRule.js';
-export * from './promtoolTests.js';
-export * from './ruleGroups.js';
-export * from './rulesFile.js';
+/**
+ * The alert rules as files: Prometheus and AMP rule groups, the PrometheusRule manifest, promtool tests, AMP's
+ * Alertmanager definition, the docs table.
+ */
+export { renderAlertTable } from './alertTable.js';
+export { ampAlertManagerDefinition } from './ampAlertManagerDefinition.js';
+export { prometheusRuleManifest } from './prometheusRule.js';
+export { promtoolTestFile } from './promtoolTests.js';
+export { toYaml } from './ruleGroups.js';
+export { ampRuleGroupsNamespaceData } from './rulesFile.js';

@@ -7,7 +7,7 @@ import { buildAlertMessage } from '../buildMessage.js';
 import { groupNotifications, type AlertGroup } from '../group.js';
 import type { AlertMessage } from '../message.js';
 import { AlertPipelineInputInvalidError, AlertPublishError } from '../pipelineErrors.js';
-import { FIXTURE_T0, fixtureInstance, fixtureState } from '../state/index.js';
+import { FIXTURE_T0, fixtureInstance, fixtureState } from '../testing/fixtures.js';
 import type { AlertState } from '../alertState.js';
 import { alertSubject, SnsAlertPublisher, SNS_LIMITS } from './SnsAlertPublisher.js';
 import type { PublishOutcome } from '../publisher.js';

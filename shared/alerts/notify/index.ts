@@ -1,2 +1,2 @@
-// face (generated)
-export * from './SnsAlertPublisher.js';
+/** Publishing alert notifications: the SNS adapter of the AlertPublisher port. */
+export { SnsAlertPublisher } from './SnsAlertPublisher.js';

@@ -1,11 +1,16 @@
-// face (generated)
-export * from './evaluate.js';
-export * from './gpuMemoryCritical.js';
-export * from './highLatency.js';
-export * from './highQueueDepth.js';
-export * from './kvCacheFull.js';
-export * from './preemptionSpike.js';
-export * from './registry.js';
-export * from './scope.js';
-export * from './settings.js';
-export * from './text.js';
+/**
+ * The guide's alert rules (one file each, one registry), their settings per target, and their evaluation against AMP.
+ */
+export { evaluateTarget } from './evaluate.js';
+export { ALERT_RULES, ruleByName, runbookUrl } from './registry.js';
+export { GENERIC_SCOPE, alertScopeForTarget } from './scope.js';
+export {
+  DEFAULT_ALERT_SETTINGS,
+  DEFAULT_REPEAT_INTERVAL_SECONDS,
+  parseAlertSettings,
+  parseAlertTargets,
+  parseDurationSeconds,
+  type AlertSettingsInput,
+  type AlertTarget,
+} from './settings.js';
+export type { ExportableAlertRule } from './text.js';

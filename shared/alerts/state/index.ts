@@ -1,4 +1,3 @@
-// face (generated)
-export * from './DynamoDbAlertStateStore.js';
-export * from '../testing/fixtures.js';
-export * from './table.js';
+/** The alert state: the DynamoDB adapter of the AlertStateStore port and its table. */
+export { DynamoDbAlertStateStore } from './DynamoDbAlertStateStore.js';
+export { ALERT_STATE_KEY, ALERT_STATE_TABLE } from './table.js';

@@ -1,6 +1,5 @@
-// face (generated)
-export * from './DynamoDbHistoryStore.js';
-export * from './errors.js';
-export * from './historyTargetKey.js';
-export * from './table.js';
-export * from './types.js';
+/** The calibration history: one record per calibration, in DynamoDB. */
+export { DynamoDbHistoryStore } from './DynamoDbHistoryStore.js';
+export { historyTargetKey } from './historyTargetKey.js';
+export { CALIBRATION_HISTORY_TABLE } from './table.js';
+export type { CalibrationHistoryStore, HistoryRecord } from './types.js';

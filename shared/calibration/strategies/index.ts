@@ -1,5 +1,4 @@
-// face (generated)
-export * from './adaptive.js';
-export * from './linear.js';
-export * from './registry.js';
-export * from './types.js';
+/** The calibration strategies (one file each, one registry): the next load step from the steps measured so far. */
+export { linearStrategy } from './linear.js';
+export { STRATEGIES } from './registry.js';
+export type { CalibrationStrategy } from './types.js';

@@ -1,25 +1,24 @@
-// face (generated)
-export * from './analyze.js';
-export * from './applyThresholds.js';
-export * from './checkJob.js';
-export * from './checkRollout.js';
-export * from './cleanup.js';
-export * from './deploy.js';
-export * from './dryRun.js';
-export * from './k6Jobs.js';
-export * from './measureStep.js';
-export * from './names.js';
-export * from './outcome.js';
-export * from './planNextStep.js';
-export * from './ports.js';
-export * from './readinessGate.js';
-export * from './registry.js';
-export * from './startLoadStep.js';
-export * from './startWarmup.js';
-export * from './state.js';
-export * from './step.js';
-export * from './storeReport.js';
-export * from './target.js';
-export * from './thresholdChange.js';
-export * from './validateInput.js';
-export * from './watchLoadStep.js';
+/**
+ * The calibration state machine's steps: one file per state, each a function of its ports and its state slice, listed
+ * in CALIBRATION_STEPS.
+ */
+export { analyzeStep } from './analyze.js';
+export { applyThresholdsStep } from './applyThresholds.js';
+export { checkJobStep } from './checkJob.js';
+export { checkRolloutStep } from './checkRollout.js';
+export { cleanupStep } from './cleanup.js';
+export { deployStep } from './deploy.js';
+export { dryRunStep } from './dryRun.js';
+export { measureStepStep } from './measureStep.js';
+export { CALIBRATION_ANNOTATIONS, EXECUTION_LABEL, executionNames } from './names.js';
+export { executionFailure } from './outcome.js';
+export { planNextStepStep } from './planNextStep.js';
+export type { BasePorts, CalibrationPorts, CalibrationTarget } from './ports.js';
+export { readinessGateStep } from './readinessGate.js';
+export { CALIBRATION_STEPS, type CalibrationStepName } from './registry.js';
+export { startLoadStepStep } from './startLoadStep.js';
+export { startWarmupStep } from './startWarmup.js';
+export type { AnyCalibrationStep, CalibrationStep } from './step.js';
+export { storeReportStep, type StoredReport } from './storeReport.js';
+export { validateInputStep } from './validateInput.js';
+export { watchLoadStepStep } from './watchLoadStep.js';

@@ -1,8 +1,8 @@
-// face (generated)
-export * from './KubeClusterClient.js';
-export * from './clientNodeConfiguration.js';
-export * from './clientNodeRequest.js';
-export * from './clusterConnections.js';
-export * from './connectToEks.js';
-export * from './eksToken.js';
-export * from './toKubeError.js';
+/**
+ * Connecting to a cluster: the @kubernetes/client-node adapter of the ClusterClient port, the EKS lookup and token,
+ * one connection per cluster.
+ */
+export { KubeClusterClient } from './KubeClusterClient.js';
+export { ClusterConnections, lazyClusterClient } from './clusterConnections.js';
+export { connectToEks } from './connectToEks.js';
+export { parseEksToken } from './eksToken.js';

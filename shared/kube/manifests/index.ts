@@ -1,14 +1,22 @@
-// face (generated)
-export * from './controlPlaneRbac.js';
-export * from './k6Job.js';
-export * from './k6LoadJob.js';
-export * from './k6Script.js';
-export * from './k6ScriptConfigMap.js';
-export * from './k6WarmupJob.js';
-export * from './labels.js';
-export * from './parseInput.js';
-export * from './vllmDeployment.js';
-export * from './vllmInput.js';
-export * from './vllmService.js';
-export * from './vllmServiceMonitor.js';
-export * from './warmup.js';
+/**
+ * The product's Kubernetes manifests: vLLM Deployment, Service and ServiceMonitor, the k6 Jobs and script, the
+ * control-plane RBAC.
+ */
+export { CONTROL_PLANE_RULES, controlPlaneRbac } from './controlPlaneRbac.js';
+export { k6LoadJob, type K6LoadJobInputSpec } from './k6LoadJob.js';
+export { k6ScriptConfigMap } from './k6ScriptConfigMap.js';
+export { k6WarmupJob } from './k6WarmupJob.js';
+export { DO_NOT_DISRUPT, MANAGED_BY, vllmObjectLabels } from './labels.js';
+export { parseInput } from './parseInput.js';
+export { vllmDeployment } from './vllmDeployment.js';
+export {
+  VLLM_DEFAULTS,
+  defaultServiceName,
+  dns1123Label,
+  integer,
+  requiredString,
+  type VllmDeploymentInputSpec,
+} from './vllmInput.js';
+export { vllmService, vllmServiceUrl } from './vllmService.js';
+export { VLLM_SCRAPE, vllmServiceMonitor } from './vllmServiceMonitor.js';
+export { WARMUP_ANNOTATION, WARMUP_DONE_FILE, WARMUP_REQUEST } from './warmup.js';
