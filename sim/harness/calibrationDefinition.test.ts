@@ -10,9 +10,11 @@ import {
   loadDefinition,
   localFunctionArns,
   placeholdersIn,
+  runStateMachineLocally,
   SNS_PUBLISH_RESOURCE,
   substituteDefinition,
   taskStates,
+  WorkflowHandlerMissingError,
 } from '../stepfunctions/index.js';
 import { calibrationLocalHandlers } from './calibration.js';
 
@@ -91,5 +93,41 @@ describe('File: statemachines/calibration.asl.json', () => {
       CausePath: '$.error.Cause',
     });
     expect(definition.TimeoutSeconds).toBe(21600);
+  });
+
+  it('is refused by the local runner when a Task state has no handler, before anything runs', () => {
+    // Prepare
+    const sns = new SNSClient({ region: 'us-east-2' });
+    const calls: string[] = [];
+    const table = calibrationLocalHandlers(definition, bindSteps(CALIBRATION_STEPS, { logger: silentLogger }), sns);
+    const { MeasureStep: _dropped, ...incomplete } = table;
+    const recording = Object.fromEntries(
+      Object.entries(incomplete).map(([state, handler]) => [
+        state,
+        (event: unknown) => {
+          calls.push(state);
+          return handler(event);
+        },
+      ]),
+    );
+
+    // Act
+    const act = () =>
+      runStateMachineLocally({
+        definition,
+        handlers: recording,
+        input: {},
+        substitutions: {
+          ...localFunctionArns(definition),
+          CalibrationTopicArn: 'arn:aws:sns:us-east-2:000000000000:calibration',
+        },
+        executionName: 'calib-incomplete',
+      });
+
+    // Assess
+    expect(act).toThrow(WorkflowHandlerMissingError);
+    expect(act).toThrow(/MeasureStep/);
+    expect(calls).toEqual([]);
+    sns.destroy();
   });
 });
