@@ -11,7 +11,7 @@ import {
   type Twin,
   twinPreflight,
 } from '../sim/harness/index.js';
-import type { PreflightSummary } from '../functions/preflight/notification.js';
+import type { PreflightSummary } from '../shared/preflight/index.js';
 import { scaledObject } from '../shared/keda/index.js';
 import type { KubeObject, ObjectRef } from '../shared/kube/index.js';
 import {

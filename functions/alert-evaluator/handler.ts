@@ -5,7 +5,6 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import {
-  ALERT_NAMES,
   type AlertCycleSummary,
   type AlertPublisher,
   type AlertSettings,
@@ -16,7 +15,7 @@ import {
   type TargetCycleResult,
   type TargetEvaluation,
 } from '../../shared/alerts/index.js';
-import { DEFAULT_ALERT_SETTINGS, evaluateTarget } from '../../shared/alerts/rules/index.js';
+import { DEFAULT_ALERT_SETTINGS, evaluateTarget, failedEvaluation } from '../../shared/alerts/rules/index.js';
 import { SnsAlertPublisher } from '../../shared/alerts/notify/index.js';
 import { DynamoDbAlertStateStore } from '../../shared/alerts/state/index.js';
 import { type Clock, systemClock } from '../../shared/clock/index.js';
@@ -88,22 +87,6 @@ export function createHandler(deps: AlertEvaluatorDeps) {
   };
 
   return middy(evaluatorHandler).use(injectLambdaContext(logger, { resetKeys: true }));
-}
-
-/** An evaluation in which every enabled rule failed with `error`: nothing resolves, nothing new fires. */
-function failedEvaluation(target: Target, settings: AlertSettings, timeMs: number, error: unknown): TargetEvaluation {
-  const cause = error instanceof Error ? error : new Error(String(error));
-  return {
-    target,
-    timeMs,
-    evaluatedRules: [],
-    firing: [],
-    failures: ALERT_NAMES.filter((name) => settings.rules[name].enabled).map((alertname) => ({
-      alertname,
-      error: cause,
-    })),
-    queries: [],
-  };
 }
 
 /** One line per target: info when ok, warn when partial, error when failed; the decisions with their reasons. */

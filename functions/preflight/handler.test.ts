@@ -11,7 +11,7 @@ import {
 } from '../../shared/preflight/index.js';
 import { PreflightEventInvalidError, PreflightPublishError, PreflightTargetUnknownError } from './errors.js';
 import { createHandler, depsFromEnvironment, type CheckTargetFn, type PreflightDeps } from './handler.js';
-import type { PreflightSummary } from './notification.js';
+import type { PreflightSummary } from '../../shared/preflight/index.js';
 import { CapturingLogger } from '../shared/testing.js';
 
 const REGION = 'us-east-2';

@@ -14,15 +14,17 @@ import {
   CHECK_STATUSES,
   type CheckStatus,
   formatPreflightReport,
+  type PreflightNotification,
+  preflightNotification,
   type PreflightReport,
   type PreflightTarget,
+  worstStatus,
 } from '../../shared/preflight/index.js';
 import { runPreflight } from '../../shared/preflight/checks/index.js';
 import { mapWithConcurrency } from '../../shared/util/index.js';
 import { lazyLambdaEntry, withDeadline } from '../shared/lambdaEntry.js';
 import { loadPreflightConfig, type PreflightConfig } from './config.js';
 import { PreflightEventInvalidError, PreflightPublishError, PreflightTargetUnknownError } from './errors.js';
-import { preflightNotification, worstStatus, type PreflightNotification } from './notification.js';
 import { parseEvent } from '../shared/parseEvent.js';
 
 /**

@@ -1,6 +1,12 @@
-/** Preflight: the model of a check and its report, the settings, and what the checks read about a target. */
+/** Preflight: the model of a check and its report, the settings, what the checks read, and the summary published. */
 export { PreflightSettingsInvalidError } from './errors.js';
 export { formatPreflightReport } from './format.js';
+export {
+  preflightNotification,
+  worstStatus,
+  type PreflightNotification,
+  type PreflightSummary,
+} from './notification.js';
 export { DEFAULT_PREFLIGHT_SETTINGS, parsePreflightSettings } from './settings.js';
 export {
   CHECK_IDS,

@@ -6,7 +6,14 @@ import { heldForQuery, resolutionFor } from '../heldFor.js';
 import { ALERT_RULES, runbookUrl } from './registry.js';
 import { alertScopeForTarget } from './scope.js';
 import type { ExportableAlertRule } from './text.js';
-import type { AlertInstance, AlertName, AlertSettings, EvaluateDeps, TargetEvaluation } from '../types.js';
+import {
+  ALERT_NAMES,
+  type AlertInstance,
+  type AlertName,
+  type AlertSettings,
+  type EvaluateDeps,
+  type TargetEvaluation,
+} from '../types.js';
 
 type RuleOutcome =
   | { alertname: AlertName; query: string; firing: AlertInstance[] }
@@ -106,5 +113,26 @@ function toInstance(
     runbook: rule.runbook,
     dashboardUrl: settings.dashboardUrl,
     runbookUrl: runbookUrl(settings.runbookBaseUrl, rule.name),
+  };
+}
+
+/** An evaluation in which every enabled rule failed with `error`: nothing resolves, nothing new fires. */
+export function failedEvaluation(
+  target: Target,
+  settings: AlertSettings,
+  timeMs: number,
+  error: unknown,
+): TargetEvaluation {
+  const cause = error instanceof Error ? error : new Error(String(error));
+  return {
+    target,
+    timeMs,
+    evaluatedRules: [],
+    firing: [],
+    failures: ALERT_NAMES.filter((name) => settings.rules[name].enabled).map((alertname) => ({
+      alertname,
+      error: cause,
+    })),
+    queries: [],
   };
 }

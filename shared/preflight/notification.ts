@@ -1,4 +1,4 @@
-import { CHECK_STATUSES, type CheckStatus, type PreflightReport } from '../../shared/preflight/index.js';
+import { CHECK_STATUSES, type CheckStatus, type PreflightReport } from './types.js';
 
 /** What the preflight function publishes to its SNS topic when a check fails: one message per run. */
 export interface PreflightNotification {
