@@ -10,7 +10,11 @@ import {
   type Thresholds,
 } from '../calibration/index.js';
 import { scaledObject as productScaledObject } from './scaledObjectManifest.js';
-import { CalibrationThresholdInvalidError, CalibrationTriggerAmbiguousError, CalibrationTriggerNotFoundError } from './errors.js';
+import {
+  CalibrationThresholdInvalidError,
+  CalibrationTriggerAmbiguousError,
+  CalibrationTriggerNotFoundError,
+} from './errors.js';
 import { KEDA_PAUSED_REPLICAS_ANNOTATION, PAUSE_RECORD_ANNOTATION } from './kinds.js';
 import { pauseScaledObject, resumeScaledObject } from './pause.js';
 import { applyThresholdChange, planThresholdChange, rollbackThresholdChange } from './thresholds.js';
