@@ -122,6 +122,8 @@ describe('Function: readCatalog (twin, real Prometheus, known load)', () => {
 
     it('read while every request of the load was answered (the precondition of the checks below)', () => {
       // Assess
+      // Failures by cause, so a failure says why.
+      expect(summary.failures).toEqual({});
       expect(summary.failed).toBe(0);
       expect(summary.completed).toBe(BELOW_CAPACITY.rps * BELOW_CAPACITY.durationS);
     });

@@ -63,7 +63,8 @@ describe.each([{ vllmVersion: '0.9' as const }, { vllmVersion: 'latest' as const
         ...DEMO_SHAPE,
         ...LOAD,
       });
-      if (load.failed > 0) throw new Error(`the load had ${load.failed} failed requests`);
+      if (load.failed > 0)
+        throw new Error(`the load had ${load.failed} failed requests: ${JSON.stringify(load.failures)}`);
       for (const query of QUERIES) {
         const key = `${query.dashboard}#${query.index}`;
         try {

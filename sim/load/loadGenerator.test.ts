@@ -72,6 +72,7 @@ describe('Function: runConstantArrivalLoad', () => {
     expect(summary.iterations + summary.droppedIterations).toBe(40);
     expect(summary.iterations).toBeGreaterThanOrEqual(2);
     expect(summary.completed).toBe(summary.iterations);
+    expect(summary.failures).toEqual({});
     expect(summary.failed).toBe(0);
   }, 60_000);
 

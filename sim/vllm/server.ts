@@ -45,7 +45,7 @@ export interface VllmReplica {
   engine: VllmEngine;
   /** What the DCGM and cAdvisor exporters read. */
   telemetry(): ReplicaTelemetry;
-  /** Stops the engine driver, closes every connection (in-flight requests are aborted) and the listener. */
+  /** Stops the engine driver, closes every connection (in-flight requests are aborted) and the listener; idempotent. */
   stop(): Promise<void>;
 }
 
@@ -303,6 +303,8 @@ export async function startVllmReplica(options: StartVllmReplicaOptions): Promis
     engine,
     telemetry: () => ({ ...engine.telemetry(), requestsReceivedTotal: requestsReceived }),
     stop: async () => {
+      // Idempotent: a replica stopped already (a crashed server, a test) is stopped again when its Pod goes.
+      if (!server.listening) return;
       driver.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));

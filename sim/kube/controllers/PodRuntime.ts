@@ -48,6 +48,8 @@ interface VllmState {
   prober?: NodeJS.Timeout;
   retryTimer?: NodeJS.Timeout;
   lastProbeMs: number;
+  /** Failed readiness probes in a row while Ready (the kubelet waits for failureThreshold of them). */
+  failedProbes: number;
   /** The replica whose warmup finished (a restarted container warms up again); `warming` while requests run. */
   warmedReplica?: VllmReplica;
   warming: boolean;
@@ -213,6 +215,7 @@ export class PodRuntime implements Controller {
         restarts: 0,
         retryDue: false,
         lastProbeMs: 0,
+        failedProbes: 0,
         warming: false,
       };
       await this.#startVllmContainer(handle);
@@ -334,6 +337,7 @@ export class PodRuntime implements Controller {
       }
       state.replica = replica;
       state.ready = false;
+      state.failedProbes = 0;
       state.loggedReady = false;
       this.#setContainer(handle, state.index, {
         state: 'running',
@@ -398,7 +402,12 @@ export class PodRuntime implements Controller {
       probing = false;
       // The postStart warmup hook of the product's manifest: Ready only after it sent its requests.
       if (healthy && !state.ready && !this.#warmedUp(handle, replica)) return;
-      if (state.replica !== replica || healthy === state.ready) return;
+      if (state.replica !== replica) return;
+      // As the kubelet does: a Ready container turns not Ready only after failureThreshold failed probes in a row
+      // (default 3), so one slow answer on a busy node does not take it out of its Service.
+      state.failedProbes = healthy ? 0 : state.failedProbes + 1;
+      if (!healthy && state.ready && state.failedProbes < failureThreshold(state.container)) return;
+      if (healthy === state.ready) return;
       state.ready = healthy;
       if (healthy && !state.loggedReady) {
         state.loggedReady = true;
@@ -622,4 +631,10 @@ function httpStatus(url: string): Promise<number> {
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', () => resolve(0));
   });
+}
+
+/** The readiness probe's failureThreshold, as the kubelet reads it (Kubernetes' default: 3). */
+function failureThreshold(container: ContainerSpec): number {
+  const threshold = container.readinessProbe?.failureThreshold;
+  return typeof threshold === 'number' && Number.isInteger(threshold) && threshold >= 1 ? threshold : 3;
 }

@@ -18,6 +18,8 @@ export interface ContainerSpec {
   args?: string[];
   env?: Array<{ name: string; value?: string; valueFrom?: unknown }>;
   ports?: Array<{ name?: string; containerPort: number; protocol?: string }>;
+  /** Only the field the kubelet emulation honours: how many failed probes in a row make a Ready container not Ready. */
+  readinessProbe?: { failureThreshold?: number };
 }
 
 /** The kubelet's view of one container. */

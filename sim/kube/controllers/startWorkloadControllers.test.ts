@@ -82,6 +82,26 @@ async function finishedJob(w: TestWorld, name: string): Promise<Record<string, u
 
 describe('Function: startWorkloadControllers', () => {
   describe('Deployments', () => {
+    it('keeps a Ready Pod in its Service through one failed readiness probe, and takes it out after failureThreshold', async () => {
+      // Prepare: the kubelet probes a Ready container every 5 s; the Deployment's probe has no failureThreshold, so
+      // Kubernetes' default of 3 failed probes in a row applies.
+      const w = await startWithDeployment(1);
+      const [replica] = w.workloads.replicas();
+      if (replica === undefined) throw new Error('the Deployment should run one replica');
+
+      // Act: the server stops answering (/health refused).
+      await replica.vllm.stop();
+      const stoppedMs = Date.now();
+      await new Promise((done) => setTimeout(done, 7_000));
+      const afterOneOrTwoProbes = readyPods(w).length;
+      await waitFor('the Pod not Ready', () => readyPods(w).length === 0, 40_000);
+
+      // Assess: Ready through the first failures; not Ready only after about three probe periods.
+      expect(afterOneOrTwoProbes).toBe(1);
+      expect(Date.now() - stoppedMs).toBeGreaterThanOrEqual(10_000);
+      expect(w.workloads.serviceUrl('default', SVC)).toBeDefined();
+    });
+
     it('runs each Pod of a Deployment as a Ready vLLM replica on a GPU node of its own', async () => {
       // Act
       const w = await startWithDeployment(2);
