@@ -99,7 +99,19 @@ export async function readAlertTargetsFile(path: string): Promise<AlertTarget[]>
       },
     );
   }
-  return parseAlertTargets(text);
+  let value: unknown;
+  try {
+    // YAML is a superset of JSON: one parser reads both forms.
+    value = parseYaml(text);
+  } catch (error) {
+    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+    throw new ConfigInvalidError(
+      'targets',
+      [{ path: '--targets', message: `${path} is not valid YAML or JSON (${reason}); accepted: a list of targets` }],
+      { cause: error },
+    );
+  }
+  return parseAlertTargets(value);
 }
 
 /** Commander parser for `key=value` (repeatable). */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { parse as parseYaml } from 'yaml';
 import { ConfigInvalidError } from '../../config/index.js';
 import {
   DEFAULT_ALERT_SETTINGS,
@@ -203,9 +204,9 @@ describe('Function: parseAlertTargets', () => {
     '  model: ministral',
   ].join('\n');
 
-  it('reads targets with and without alert settings from YAML', () => {
+  it('reads targets with and without alert settings, as parsed from a YAML file', () => {
     // Act
-    const targets = parseAlertTargets(yaml);
+    const targets = parseAlertTargets(parseYaml(yaml));
 
     // Assess
     expect(targets.map((t) => t.target.name)).toEqual(['prod-ministral', 'staging']);
@@ -245,7 +246,7 @@ describe('Function: parseAlertTargets', () => {
   });
 
   it.each([
-    { case: 'text that is not YAML', input: 'a: [', message: 'is not valid YAML or JSON' },
+    { case: 'text that is not JSON', input: 'a: [', message: 'is not valid JSON' },
     { case: 'an object instead of a list', input: { name: 'a' }, message: 'must be a JSON array of targets' },
   ])('refuses $case', ({ input, message }) => {
     // Act

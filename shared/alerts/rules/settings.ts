@@ -1,4 +1,3 @@
-import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
 import { ConfigInvalidError, type ConfigIssue, parseTargets, type Target, toConfigIssues } from '../../config/index.js';
 import { ALERT_RULES, ruleByName, usesRateWindow } from './registry.js';
@@ -179,8 +178,9 @@ export interface AlertTarget {
 }
 
 /**
- * Parses a targets file: the list `shared/config/targets.ts` accepts, where each target may also carry its
- * `alerts` settings. Input: YAML or JSON text, or the parsed value.
+ * Parses a targets list: the list `shared/config/targets.ts` accepts, where each target may also carry its
+ * `alerts` settings. Input: JSON text (the evaluator's TARGETS) or the parsed value (the CLI reads YAML files itself:
+ * a Lambda needs no YAML parser).
  *
  * ```yaml
  * - name: prod-ministral
@@ -197,12 +197,12 @@ export function parseAlertTargets(input: unknown): AlertTarget[] {
   let value = input;
   if (typeof input === 'string') {
     try {
-      value = parseYaml(input);
+      value = JSON.parse(input);
     } catch (error) {
       const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
       throw new ConfigInvalidError(
         'targets',
-        [{ path: 'targets', message: `is not valid YAML or JSON (${reason}); accepted: a list of targets` }],
+        [{ path: 'targets', message: `is not valid JSON (${reason}); accepted: a JSON array of targets` }],
         { cause: error },
       );
     }
