@@ -3,7 +3,7 @@
  * say the definition, the substitutions or the handler table given to the runner are wrong, which a retry cannot fix.
  */
 
-/** Base class of every error raised by `shared/workflow`. */
+/** Base class of every error raised by the local runner (`sim/stepfunctions`). */
 export class WorkflowError extends Error {
   readonly retryable = false;
 
