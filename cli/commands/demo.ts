@@ -59,6 +59,12 @@ export function registerDemoCommand(program: Command): void {
           log: (line) => say(`     ${line}`),
           signal: stop.signal,
         });
+        const lag = twin.prometheus.ingestion;
+        say(
+          lag
+            ? `     AMP ingestion lag in this twin: ${lag.lagSeconds} s ± ${lag.jitterSeconds} s (samples reach queries that late, as on AWS)`
+            : '     AMP ingestion lag in this twin: none (queries see a sample once it is scraped; on AWS up to about a minute)',
+        );
         await runDemo(twin, resolve(opts.out), opts.loadSeconds, stop.signal, say);
       } finally {
         process.off('SIGINT', onSignal);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { BUILT_IN_PROFILES, loadProfile } from './loadProfile.js';
+import { BUILT_IN_PROFILES, loadProfile, validateProfile } from './loadProfile.js';
 import { ProfileInvalidError, ProfileNotFoundError, ProfileParseError } from './errors.js';
 
 let dir = '';
@@ -103,6 +103,71 @@ describe('Function: loadProfile', () => {
     expect(error).toBeInstanceOf(ProfileInvalidError);
     expect(error.message).toContain(`${fieldPath}: `);
     expect(error.message).toContain(got);
+  });
+
+  it.each([
+    { case: 'demo (time-compressed)', name: 'demo', amp: { ingestionLagSeconds: 5, ingestionJitterSeconds: 2 } },
+    {
+      case: 'ministral-8b-l40s (AWS-like)',
+      name: 'ministral-8b-l40s',
+      amp: { ingestionLagSeconds: 45, ingestionJitterSeconds: 15 },
+    },
+  ])('gives the built-in profile $case its AMP ingestion lag', async ({ name, amp }) => {
+    // Act
+    const profile = await loadProfile(name);
+
+    // Assess
+    expect(profile.amp).toEqual(amp);
+  });
+
+  it.each([
+    { case: 'no amp at all', amp: undefined, expected: { ingestionLagSeconds: 0, ingestionJitterSeconds: 0 } },
+    {
+      case: 'a lag only',
+      amp: { ingestionLagSeconds: 10 },
+      expected: { ingestionLagSeconds: 10, ingestionJitterSeconds: 0 },
+    },
+  ])('defaults the AMP lag to none: $case', async ({ amp, expected }) => {
+    // Prepare
+    const { amp: _builtIn, ...rest } = await loadProfile('demo');
+
+    // Act
+    const profile = validateProfile(amp === undefined ? rest : { ...rest, amp }, 'test');
+
+    // Assess
+    expect(profile.amp).toEqual(expected);
+  });
+
+  it('keeps the built-in jitter when a file extending it sets only the lag', async () => {
+    // Prepare
+    const file = await writeProfile('lag-only.yaml', 'extends: demo\namp:\n  ingestionLagSeconds: 20\n');
+
+    // Act
+    const profile = await loadProfile(file);
+
+    // Assess
+    expect(profile.amp).toEqual({ ingestionLagSeconds: 20, ingestionJitterSeconds: 2 });
+  });
+
+  it.each([
+    { case: 'a negative lag', yaml: 'amp:\n  ingestionLagSeconds: -1\n', text: 'amp.ingestionLagSeconds: ' },
+    { case: 'a lag above 300 s', yaml: 'amp:\n  ingestionLagSeconds: 301\n', text: 'amp.ingestionLagSeconds: ' },
+    {
+      case: 'a jitter above 120 s',
+      yaml: 'amp:\n  ingestionJitterSeconds: 121\n',
+      text: 'amp.ingestionJitterSeconds: ',
+    },
+    { case: 'an unknown amp key', yaml: 'amp:\n  lagSeconds: 5\n', text: 'amp: unknown key "lagSeconds"' },
+  ])('rejects $case, naming the field', async ({ yaml, text }) => {
+    // Prepare
+    const file = await writeProfile('bad-amp.yaml', `extends: demo\n${yaml}`);
+
+    // Act
+    const error = await failure(file);
+
+    // Assess
+    expect(error).toBeInstanceOf(ProfileInvalidError);
+    expect(error.message).toContain(text);
   });
 
   it('requires every field when the file extends nothing', async () => {

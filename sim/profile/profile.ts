@@ -65,6 +65,32 @@ export const profileSchema = z.strictObject({
     warmupSlowdown: z.number().gte(1),
   }),
   prometheus: z.strictObject({ scrapeIntervalSeconds: positive.max(60) }),
+  /**
+   * Amazon Managed Prometheus between the scrape and the queries. With a lag above 0, a Prometheus in agent mode
+   * scrapes and remote-writes through a relay that holds each batch `ingestionLagSeconds` (± `ingestionJitterSeconds`,
+   * never out of order) to the Prometheus that answers queries, as samples reach AMP up to about a minute late. 0:
+   * the scraping Prometheus answers queries itself (fast, and kinder than AWS).
+   */
+  amp: z
+    .strictObject({
+      ingestionLagSeconds: z.number().nonnegative().max(300).default(0),
+      ingestionJitterSeconds: z.number().nonnegative().max(120).default(0),
+    })
+    .default({ ingestionLagSeconds: 0, ingestionJitterSeconds: 0 }),
+  /**
+   * Production traffic on the target beside any test: a constant arrival rate through the Service, optionally varying
+   * slowly (a sine of `variationFraction` × rate over `periodSeconds`), with its own request shape. Absent: nobody
+   * else talks to the replicas.
+   */
+  traffic: z
+    .strictObject({
+      rateRps: positive.max(10_000),
+      promptTokens: positiveInt.default(35),
+      maxTokens: positiveInt.default(100),
+      variationFraction: z.number().min(0).max(0.9).default(0),
+      periodSeconds: positive.default(600),
+    })
+    .optional(),
   keda: z
     .strictObject({
       /** Whether the KEDA operator and its CRDs are installed in the twin's cluster. */

@@ -92,6 +92,17 @@ export class PrometheusTargetsDownError extends PrometheusError {
   }
 }
 
+/**
+ * The remote-write relay (the twin's stand-in for AMP's ingestion path) could not listen. Not retryable: nothing can
+ * listen on 127.0.0.1.
+ */
+export class RemoteWriteRelayStartError extends PrometheusError {
+  constructor(problem: string, options?: ErrorOptions) {
+    super(`the remote-write relay failed to start: ${problem}`, options);
+    this.name = 'RemoteWriteRelayStartError';
+  }
+}
+
 function lastLine(text: string): string {
   const lines = text.trim().split('\n');
   return lines[lines.length - 1] ?? '';

@@ -1,7 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
 import { PrometheusConfigError } from './errors.js';
-import { formatDuration, renderPrometheusConfig, validateTargetGroups } from './scrapeConfig.js';
+import {
+  AGENT_REMOTE_WRITE_QUEUE,
+  formatDuration,
+  renderAgentConfig,
+  renderPrometheusConfig,
+  renderReceiverConfig,
+  validateTargetGroups,
+} from './scrapeConfig.js';
 
 const targetFiles = {
   vllm: '/data/targets/vllm.json',
@@ -89,6 +96,98 @@ describe('Function: renderPrometheusConfig', () => {
     expect(bare.global.external_labels).toBeUndefined();
     expect(full.rule_files).toEqual(['/rules/vllm.yml']);
     expect(full.global.external_labels).toEqual({ cluster: 'twin' });
+  });
+});
+
+interface RenderedAgentConfig extends RenderedConfig {
+  remote_write: Array<{ url: string; queue_config: Record<string, unknown> }>;
+}
+
+describe('Function: renderAgentConfig', () => {
+  const relay = 'http://127.0.0.1:9201/api/v1/write';
+
+  it('scrapes the same three file_sd jobs as the single Prometheus, with no rules and no evaluation interval', () => {
+    // Act
+    const agent = parse(
+      renderAgentConfig({ scrapeIntervalSeconds: 30, targetFiles, remoteWriteUrl: relay }),
+    ) as RenderedAgentConfig;
+    const single = parse(renderPrometheusConfig({ scrapeIntervalSeconds: 30, targetFiles })) as RenderedConfig;
+
+    // Assess
+    expect(agent.scrape_configs).toEqual(single.scrape_configs);
+    expect(agent.global).toEqual({ scrape_interval: '30s', scrape_timeout: '30s' });
+    // Agent mode refuses rule_files ("field rule_files is not allowed in agent mode").
+    expect(agent.rule_files).toBeUndefined();
+  });
+
+  it('remote-writes to the relay with a small, frequent queue and carries the external labels', () => {
+    // Act
+    const agent = parse(
+      renderAgentConfig({
+        scrapeIntervalSeconds: 1,
+        targetFiles,
+        externalLabels: { cluster: 'twin' },
+        remoteWriteUrl: relay,
+      }),
+    ) as RenderedAgentConfig;
+
+    // Assess
+    expect(agent.global.external_labels).toEqual({ cluster: 'twin' });
+    expect(agent.remote_write).toEqual([{ url: relay, queue_config: { ...AGENT_REMOTE_WRITE_QUEUE } }]);
+    // Prometheus' default is 5s: a 1 s deadline keeps the lag the profile's.
+    expect(agent.remote_write[0]?.queue_config.batch_send_deadline).toBe('1s');
+    expect(agent.remote_write[0]?.queue_config.max_shards).toBe(1);
+  });
+
+  it.each([
+    { case: 'not a URL', url: '127.0.0.1:9201/api/v1/write' },
+    { case: 'not http', url: 'ftp://127.0.0.1/api/v1/write' },
+  ])('rejects a remote-write URL that is not http(s), naming the field: $case', ({ url }) => {
+    // Act
+    const act = () => renderAgentConfig({ scrapeIntervalSeconds: 1, targetFiles, remoteWriteUrl: url });
+
+    // Assess
+    expect(act).toThrow(PrometheusConfigError);
+    expect(act).toThrow('remoteWriteUrl');
+  });
+
+  it('rejects a reserved external label name, naming it', () => {
+    // Act
+    const act = () =>
+      renderAgentConfig({
+        scrapeIntervalSeconds: 1,
+        targetFiles,
+        externalLabels: { __cluster: 'twin' },
+        remoteWriteUrl: relay,
+      });
+
+    // Assess
+    expect(act).toThrow(PrometheusConfigError);
+    expect(act).toThrow('externalLabels.__cluster');
+  });
+});
+
+describe('Function: renderReceiverConfig', () => {
+  it('holds the rules and their interval and scrapes nothing: every sample arrives by remote write', () => {
+    // Act
+    const config = parse(renderReceiverConfig({ evaluationIntervalSeconds: 1, ruleFiles: ['/rules/vllm.yml'] })) as {
+      global: Record<string, unknown>;
+      rule_files?: string[];
+      scrape_configs?: unknown;
+    };
+
+    // Assess
+    expect(config).toEqual({ global: { evaluation_interval: '1s' }, rule_files: ['/rules/vllm.yml'] });
+    expect(config.scrape_configs).toBeUndefined();
+  });
+
+  it('rejects an evaluation interval that is not a positive duration, naming the field', () => {
+    // Act
+    const act = () => renderReceiverConfig({ evaluationIntervalSeconds: 0 });
+
+    // Assess
+    expect(act).toThrow(PrometheusConfigError);
+    expect(act).toThrow('evaluationIntervalSeconds');
   });
 });
 

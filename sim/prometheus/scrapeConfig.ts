@@ -52,26 +52,112 @@ export function renderPrometheusConfig(input: PrometheusConfigInput): string {
     input.evaluationIntervalSeconds ?? input.scrapeIntervalSeconds,
     'evaluationIntervalSeconds',
   );
-  if (input.externalLabels) validateLabels(input.externalLabels, 'externalLabels');
   const config = {
     global: {
       scrape_interval: scrapeInterval,
       // The timeout may not exceed the interval (Prometheus rejects the config otherwise).
       scrape_timeout: scrapeInterval,
       evaluation_interval: evaluationInterval,
-      ...(input.externalLabels && Object.keys(input.externalLabels).length > 0
-        ? { external_labels: input.externalLabels }
-        : {}),
+      ...externalLabelsOf(input.externalLabels),
     },
-    ...(input.ruleFiles && input.ruleFiles.length > 0 ? { rule_files: [...input.ruleFiles] } : {}),
-    scrape_configs: SCRAPE_JOB_NAMES.map((job) => ({
-      job_name: job,
-      metrics_path: SCRAPE_JOBS[job].metricsPath,
-      honor_labels: SCRAPE_JOBS[job].honorLabels,
-      file_sd_configs: [{ files: [input.targetFiles[job]], refresh_interval: FILE_SD_REFRESH }],
-    })),
+    ...ruleFilesOf(input.ruleFiles),
+    scrape_configs: scrapeConfigs(input.targetFiles),
   };
   return stringify(config);
+}
+
+export interface AgentConfigInput {
+  scrapeIntervalSeconds: number;
+  /** Absolute path of each job's file_sd file. */
+  targetFiles: Record<ScrapeJobName, string>;
+  /** Set here, on the Prometheus that remote-writes, so every written sample carries them (as AMP stores them). */
+  externalLabels?: Record<string, string>;
+  /** Where to remote-write: the relay's `http://127.0.0.1:PORT/api/v1/write`. */
+  remoteWriteUrl: string;
+}
+
+/**
+ * The queue of the agent's remote write. Prometheus 2.42's defaults are capacity 2500, max_shards 200,
+ * max_samples_per_send 500 and batch_send_deadline 5s: with a 1 s scrape a batch would wait up to 5 s for company,
+ * which adds an uncontrolled 0-5 s on top of the profile's lag. A 1 s deadline keeps batches small and frequent, so the
+ * lag a query sees is the profile's (± one second). One shard: the relay then receives the batches in the order the
+ * agent wrote them (several shards keep order per series only), and it answers at once, so one shard keeps up.
+ */
+export const AGENT_REMOTE_WRITE_QUEUE = {
+  capacity: 2500,
+  max_shards: 1,
+  min_shards: 1,
+  max_samples_per_send: 500,
+  batch_send_deadline: '1s',
+} as const;
+
+/**
+ * Renders the agent's prometheus.yml (run with `--enable-feature=agent`): the three file_sd scrape jobs and
+ * `remote_write` to `remoteWriteUrl`. No rules and no evaluation interval: agent mode refuses `rule_files`.
+ */
+export function renderAgentConfig(input: AgentConfigInput): string {
+  const scrapeInterval = formatDuration(input.scrapeIntervalSeconds, 'scrapeIntervalSeconds');
+  const config = {
+    global: {
+      scrape_interval: scrapeInterval,
+      scrape_timeout: scrapeInterval,
+      ...externalLabelsOf(input.externalLabels),
+    },
+    scrape_configs: scrapeConfigs(input.targetFiles),
+    remote_write: [
+      { url: validateHttpUrl(input.remoteWriteUrl, 'remoteWriteUrl'), queue_config: AGENT_REMOTE_WRITE_QUEUE },
+    ],
+  };
+  return stringify(config);
+}
+
+export interface ReceiverConfigInput {
+  evaluationIntervalSeconds: number;
+  ruleFiles?: readonly string[];
+}
+
+/**
+ * Renders the config of the Prometheus that stands in for AMP (run with `--web.enable-remote-write-receiver`): rules
+ * and their evaluation interval, as AMP's ruler holds them, and no scrape job: every sample arrives by remote write.
+ */
+export function renderReceiverConfig(input: ReceiverConfigInput): string {
+  const evaluationInterval = formatDuration(input.evaluationIntervalSeconds, 'evaluationIntervalSeconds');
+  return stringify({ global: { evaluation_interval: evaluationInterval }, ...ruleFilesOf(input.ruleFiles) });
+}
+
+function externalLabelsOf(labels: Record<string, string> | undefined): { external_labels?: Record<string, string> } {
+  if (labels === undefined) return {};
+  validateLabels(labels, 'externalLabels');
+  return Object.keys(labels).length > 0 ? { external_labels: labels } : {};
+}
+
+function ruleFilesOf(ruleFiles: readonly string[] | undefined): { rule_files?: string[] } {
+  return ruleFiles && ruleFiles.length > 0 ? { rule_files: [...ruleFiles] } : {};
+}
+
+function scrapeConfigs(targetFiles: Record<ScrapeJobName, string>) {
+  return SCRAPE_JOB_NAMES.map((job) => ({
+    job_name: job,
+    metrics_path: SCRAPE_JOBS[job].metricsPath,
+    honor_labels: SCRAPE_JOBS[job].honorLabels,
+    file_sd_configs: [{ files: [targetFiles[job]], refresh_interval: FILE_SD_REFRESH }],
+  }));
+}
+
+function validateHttpUrl(url: string, field: string): string {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+    throw new PrometheusConfigError(
+      field,
+      url,
+      'must be an absolute http(s) URL, e.g. http://127.0.0.1:9201/api/v1/write',
+    );
+  return url;
 }
 
 /**

@@ -33,6 +33,7 @@ import { ensurePrometheus } from '../prometheus/ensurePrometheus.js';
 import type { TargetGroups } from '../prometheus/scrapeConfig.js';
 import { type PrometheusInstance, startPrometheus } from '../prometheus/startPrometheus.js';
 import { type ControlServer, startControlServer } from './control.js';
+import { startBackgroundTraffic, type BackgroundTraffic } from './backgroundTraffic.js';
 import { TwinStartError } from './errors.js';
 import { FaultController } from './faults.js';
 import type { Profile } from '../profile/profile.js';
@@ -78,6 +79,8 @@ export interface Twin {
   /** Injects and clears faults on the replicas (also reachable over HTTP at `state.controlUrl`). */
   faults: FaultController;
   control: ControlServer;
+  /** The profile's production traffic through the Service (`traffic`), when it has some. */
+  background: BackgroundTraffic | undefined;
   stop(): Promise<void>;
 }
 
@@ -113,6 +116,8 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       externalLabels: { cluster: TWIN_CLUSTER },
       // The five alert rules, loaded as AMP loads a rule groups namespace: /api/v1/rules lists them (preflight item 5).
       ruleFileContents: { [TWIN_ALERT_RULES_FILE]: ampRuleGroupsNamespaceData() },
+      // AMP's ingestion lag: with a lag, an agent scrapes and `prometheus.url` answers queries that much later.
+      remoteWrite: profile.amp,
       log,
     });
     stops.push(() => prometheus.stop());
@@ -249,6 +254,12 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
     const serviceName = defaultServiceName(profile.deployment);
     const serviceUrl = workloads.serviceUrl(profile.namespace, serviceName);
     if (!serviceUrl) throw new TwinStartError(`the Service ${profile.namespace}/${serviceName} has no proxy`);
+    // The target's users, when the profile has some: they talk to the Service from now on, as on AWS.
+    const background =
+      profile.traffic === undefined
+        ? undefined
+        : startBackgroundTraffic({ traffic: profile.traffic, serviceUrl, model: profile.model, clock, log });
+    if (background !== undefined) stops.push(() => background.stop());
     const state: TwinState = {
       version: 2,
       profile: profile.name,
@@ -304,6 +315,7 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       slack,
       faults,
       control,
+      background,
       stop: () => (stopped ??= stopAll()),
     };
   } catch (error) {
@@ -335,8 +347,10 @@ function vllmInput(profile: Profile): VllmDeploymentInputSpec {
 export function twinPreflightSettings(profile: Profile): TwinState['preflightSettings'] {
   const scrape = profile.prometheus.scrapeIntervalSeconds;
   return {
-    // Four scrape intervals, as the default is four of AWS's 30 s; at least 10 s so a slow first scrape is not stale.
-    freshnessSeconds: Math.max(10, 4 * scrape),
+    // Four scrape intervals, as the default is four of AWS's 30 s; at least 10 s so a slow first scrape is not stale;
+    // plus AMP's ingestion lag at its longest, since a sample is that much older when a query first sees it.
+    freshnessSeconds:
+      Math.max(10, 4 * scrape) + Math.ceil(profile.amp.ingestionLagSeconds + profile.amp.ingestionJitterSeconds),
     scaleCycleLookbackSeconds: 3600,
     scaleCycleStepSeconds: Math.max(1, scrape),
     warmupRequests: profile.startup.warmupRequests,

@@ -5,18 +5,22 @@ import { postJson } from './http.js';
 /** The demo request shape of the AWS guide's k6 script: a 35-token prompt, 32 tokens out. */
 export const DEMO_SHAPE = { promptTokens: 35, maxTokens: 32 } as const;
 
+/** What a test may change in the demo profile. */
+export type DemoOverrides = Partial<Pick<Profile, 'replicas' | 'vllmVersion' | 'amp'>>;
+
+/**
+ * No AMP ingestion lag unless a test asks for it: the demo profile has 5 s ± 2 s, which would make every test of
+ * other behaviour wait for its data; the lag has its own tests (sim/prometheus/amp.test.ts).
+ */
+const NO_AMP_LAG: Profile['amp'] = { ingestionLagSeconds: 0, ingestionJitterSeconds: 0 };
+
 /** The built-in demo profile with some fields replaced (the twin validates nothing again: keep them valid). */
-export async function demoProfile(
-  overrides: Partial<Pick<Profile, 'replicas' | 'vllmVersion'>> = {},
-): Promise<Profile> {
-  return { ...(await loadProfile('demo')), ...overrides };
+export async function demoProfile(overrides: DemoOverrides = {}): Promise<Profile> {
+  return { ...(await loadProfile('demo')), amp: NO_AMP_LAG, ...overrides };
 }
 
 /** Starts a twin of the demo profile (Prometheus must be installed: the tests never install it). */
-export async function startDemoTwin(
-  overrides: Partial<Pick<Profile, 'replicas' | 'vllmVersion'>> = {},
-  stateFile?: string,
-): Promise<Twin> {
+export async function startDemoTwin(overrides: DemoOverrides = {}, stateFile?: string): Promise<Twin> {
   return startTwin({
     profile: await demoProfile(overrides),
     allowInstallPrometheus: false,
