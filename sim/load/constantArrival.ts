@@ -32,6 +32,10 @@ export interface ConstantArrivalOptions {
   /** Called about every `progressIntervalMs` while the load runs. */
   onProgress?: (progress: LoadProgress) => void;
   progressIntervalMs?: number;
+  /** Called once as the load starts with a reader of its live counters (k6's REST API reads them on demand). */
+  onStart?: (live: () => LoadProgress) => void;
+  /** Called as each request ends: its duration, and whether it was answered 200. */
+  onRequestEnd?: (request: { durationMs: number; ok: boolean }) => void;
 }
 
 export interface LoadProgress {
@@ -65,21 +69,34 @@ export interface LoadSummary {
 
 const INTERRUPTED = 'interrupted at graceful stop';
 const PADDING = ['Include', 'examples', 'from', 'production', 'inference', 'clusters', 'and', 'explain', 'tradeoffs'];
+/** The tokens each padding word adds (its count alone, less the beginning-of-sequence token). */
+const PADDING_TOKENS = PADDING.map((word) => estimatePromptTokens(word) - 1);
 
 /**
  * A prompt of about `tokens` tokens (as the twin counts them), built from the AWS guide's k6 prompt: "Starting with
  * the word "<random>", write a brief technical explanation about cloud computing concepts. ..." (35 tokens). The
  * random 10-letter word defeats prefix caching, as in the guide; shorter or longer prompts are cut or padded.
  */
-export function buildPrompt(tokens: number, random: () => number = Math.random): string {
+export function buildPrompt(
+  tokens: number,
+  random: () => number = Math.random,
+  countTokens: (text: string) => number = estimatePromptTokens,
+): string {
   const word = Array.from({ length: 10 }, () => String.fromCharCode(97 + Math.floor(random() * 26))).join('');
   const words =
     `Starting with the word "${word}", write a brief technical explanation about cloud computing concepts. Cover containerization, orchestration, and scalability in about 80 words.`.split(
       ' ',
     );
-  while (estimatePromptTokens(words.join(' ')) > tokens && words.length > 1) words.pop();
-  for (let i = 0; estimatePromptTokens(words.join(' ')) < tokens; i++)
+  while (countTokens(words.join(' ')) > tokens && words.length > 1) words.pop();
+  // Padding is counted word by word: a padding word is letters only, so it adds its own tokens whatever precedes it.
+  // Re-counting the whole prompt after each word (as this did) is quadratic: ~110 ms of CPU for a 1,500-token prompt,
+  // which at 10 requests/s blocked the twin's event loop (its k6, its replicas' HTTP and /metrics) for longer than
+  // the load lasted.
+  let count = countTokens(words.join(' '));
+  for (let i = 0; count < tokens; i++) {
     words.push(PADDING[i % PADDING.length] as string);
+    count += PADDING_TOKENS[i % PADDING.length] as number;
+  }
   return words.join(' ');
 }
 
@@ -116,6 +133,7 @@ export async function runConstantArrivalLoad(options: ConstantArrivalOptions): P
     inFlight.add(controller);
     const timer = setTimeout(() => controller.abort('timeout'), requestTimeoutMs);
     const sentAt = clock.now();
+    let ok = false;
     try {
       const url = urls[index % urls.length] as string;
       const body = JSON.stringify({
@@ -133,6 +151,7 @@ export async function runConstantArrivalLoad(options: ConstantArrivalOptions): P
       generatedTokens += usage?.completion_tokens ?? 0;
       completed += 1;
       latencies.push(clock.now() - sentAt);
+      ok = true;
     } catch (error) {
       // An aborted request failed for the reason it was aborted with; anything else by the error's code or name.
       const reason: unknown = controller.signal.reason;
@@ -141,6 +160,7 @@ export async function runConstantArrivalLoad(options: ConstantArrivalOptions): P
     } finally {
       clearTimeout(timer);
       inFlight.delete(controller);
+      options.onRequestEnd?.({ durationMs: clock.now() - sentAt, ok });
     }
   };
 
@@ -156,6 +176,7 @@ export async function runConstantArrivalLoad(options: ConstantArrivalOptions): P
   const progressTimer = options.onProgress
     ? setInterval(() => options.onProgress?.(progress()), options.progressIntervalMs ?? 500)
     : undefined;
+  options.onStart?.(progress);
 
   // Arrivals: iteration i is due at startMs + i / rps. Each tick starts every iteration that is due, so a late
   // timer never lowers the offered rate.

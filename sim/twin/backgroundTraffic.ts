@@ -36,7 +36,8 @@ export function startBackgroundTraffic(options: {
   const running = new Set<Promise<LoadSummary | undefined>>();
   const totals = { completed: 0, failed: 0, dropped: 0 };
   const rateAt = (elapsedSeconds: number) =>
-    traffic.rateRps * (1 + traffic.variationFraction * Math.sin((2 * Math.PI * elapsedSeconds) / traffic.periodSeconds));
+    traffic.rateRps *
+    (1 + traffic.variationFraction * Math.sin((2 * Math.PI * elapsedSeconds) / traffic.periodSeconds));
 
   const startSegment = () => {
     if (controller.signal.aborted) return;

@@ -60,6 +60,54 @@ describe('Function: measureCapacity', () => {
     expect(result.meanRunning).toBeLessThan(32);
   });
 
+  it('names the KV cache as the limit of the KV-bound bench profile, the batch far below --max-num-seqs', async () => {
+    // Prepare
+    const profile = await loadProfile('sim/profile/profiles/bench/llama-2-13b-h100-kv.yaml');
+
+    // Act
+    const result = measureCapacity(profile, { promptTokens: 512, maxTokens: 256 });
+
+    // Assess: ~82 running of 256, the cache ~96 % full, decodes preempting (the figures in the profile's comment).
+    expect(result.limitedBy).toBe('kvCache');
+    expect(result.capacityRps).toBeGreaterThan(6);
+    expect(result.capacityRps).toBeLessThan(6.6);
+    expect(result.meanRunning).toBeLessThan(0.5 * 256);
+    expect(result.meanKvCacheUsage).toBeGreaterThan(0.9);
+    expect(result.preemptions).toBeGreaterThan(0);
+  });
+
+  it('names prefill as the limit of 1,500-token prompts with 64 output tokens', async () => {
+    // Prepare
+    const profile = await loadProfile('sim/profile/profiles/bench/llama-8b-l4-prefill.yaml');
+
+    // Act
+    const result = measureCapacity(profile, { promptTokens: 1500, maxTokens: 64 });
+
+    // Assess: 5.1 req/s x 1,500 tokens at 9,000 tokens/s is ~85 % of the busy time.
+    expect(result.limitedBy).toBe('prefill');
+    expect(result.capacityRps).toBeGreaterThan(4.8);
+    expect(result.capacityRps).toBeLessThan(5.4);
+    expect(result.prefillShare).toBeGreaterThan(0.8);
+    expect(result.preemptions).toBe(0);
+    expect(result.reason).toContain('prefill is the limit');
+  });
+
+  it('gives the KV-bound replica no more than it can drain: a backlog above its capacity only grows', async () => {
+    // Prepare: 4 % above the capacity, arrivals start without a warm-up, so the first slow steps leave a backlog.
+    const profile = await loadProfile('sim/profile/profiles/bench/llama-2-13b-h100-kv.yaml');
+    const shape = { promptTokens: 512, maxTokens: 256 };
+    const capacity = measureCapacity(profile, shape).capacityRps;
+
+    // Act
+    const above = measureLatency(profile, shape, capacity * 1.04, 300, { warmup: false });
+    const below = measureLatency(profile, shape, capacity * 0.96, 300, { warmup: false });
+
+    // Assess
+    expect(above.maxWaiting).toBeGreaterThan(50);
+    expect(above.preemptions).toBeGreaterThan(100);
+    expect(below.meanWaiting).toBeLessThan(20);
+  });
+
   it.each([
     { case: 'a zero prompt', shape: { promptTokens: 0, maxTokens: 10 }, field: 'shape.promptTokens' },
     { case: 'a fractional max_tokens', shape: { promptTokens: 10, maxTokens: 1.5 }, field: 'shape.maxTokens' },

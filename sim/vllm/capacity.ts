@@ -15,11 +15,15 @@ export interface RequestShape {
   maxTokens: number;
 }
 
-/** What limits the replica's throughput at saturation. */
-export type CapacityLimit = 'maxNumSeqs' | 'kvCache' | 'stepTime';
+/**
+ * What limits the replica's throughput at saturation: the batch at --max-num-seqs; the KV cache (the batch stops
+ * growing because no block is free, and decodes preempt); prefill (most of each step's time goes to prompt tokens);
+ * else the step time (the token budget and the per-sequence cost).
+ */
+export type CapacityLimit = 'maxNumSeqs' | 'kvCache' | 'prefill' | 'stepTime';
 
 export interface CapacityResult {
-  /** Steady-state completions per second with a queue that never empties. */
+  /** Steady-state completions per second with a queue that never empties (see measureCapacity). */
   capacityRps: number;
   offeredRps: number;
   shape: RequestShape;
@@ -31,6 +35,8 @@ export interface CapacityResult {
   meanRunning: number;
   meanKvCacheUsage: number;
   meanStepMs: number;
+  /** The share of the engine's busy time spent on prompt tokens (prefill, recompute after preemption included). */
+  prefillShare: number;
   preemptions: number;
   limitedBy: CapacityLimit;
   reason: string;
@@ -112,12 +118,29 @@ function decodeBoundRps(profile: Profile, shape: RequestShape, options: MeasureO
   return (batch * 1000) / (shape.maxTokens * stepMs);
 }
 
+/** At or above this share of busy time on prompt tokens, prefill is what limits the replica. */
+const PREFILL_BOUND_SHARE = 0.5;
+
 /**
  * Measures one replica's capacity for a request shape.
  *
  * Method: offer evenly spaced arrivals at 1.5x the decode-bound throughput (so the queue never empties), run for
  * max(60 s, 40 full-batch request lifetimes), skip the first third (model warm-up and the batch filling up), and
- * count completions whose last token falls in the remaining two thirds: capacity = completions / window length.
+ * count completions whose last token falls in the remaining two thirds.
+ * What limits it, from the window's averages:
+ * - maxNumSeqs: the batch stays at 95 % of --max-num-seqs or more;
+ * - kvCache: else the KV cache is 90 % full on average, or decodes preempted (no free block for their next token);
+ * - prefill: else at least PREFILL_BOUND_SHARE (50 %) of the busy time went to prompt tokens (tokens prefilled in the
+ *   window / prefillTokensPerSecond, over the busy seconds): e.g. 1,500-token prompts, 64 output tokens;
+ * - stepTime: otherwise.
+ * capacity = completions / window length, whatever the limit: it is the highest rate from which the replica drains a
+ * backlog. For a KV-bound replica it is also the honest figure although paced arrivals from an empty replica hold a
+ * little more: such a replica is bistable above it. With a queue waiting, every freed block admits a prompt at once,
+ * the cache fills with prompts, and growing decodes preempt the newest sequences, which are recomputed later; it then
+ * completes less than it would with its batch paced. llama-2-13b-h100-kv (512/256 tokens) completes 6.26 req/s
+ * saturated (1,851 preemptions in the window); 6.5 req/s offered to a warmed, empty replica holds (KV cache 75 %, no
+ * preemption), but the same 6.5 req/s after the first requests' warm-up backlog never recovers (queue 52 → 108 over
+ * 320 s, 775 preemptions). Thresholds derived from a rate above 6.26 would fail at the first burst.
  */
 export function measureCapacity(profile: Profile, shape: RequestShape, options: MeasureOptions = {}): CapacityResult {
   checkShape(shape);
@@ -157,6 +180,8 @@ export function measureCapacity(profile: Profile, shape: RequestShape, options: 
   const start = statsAtWindowStart ?? end;
   const windowS = (windowEndMs - windowStartMs) / 1000;
   const capacityRps = completedInWindow / windowS;
+  const busyS = end.busySecondsTotal - start.busySecondsTotal;
+  const prefillShare = busyS > 0 ? prefillSecondsBetween(engine, start, end) / busyS : 0;
   const steps = end.steps - start.steps;
   const meanStepMs = steps > 0 ? ((end.busySecondsTotal - start.busySecondsTotal) * 1000) / steps : 0;
   const meanRunning = mean(running);
@@ -174,7 +199,14 @@ export function measureCapacity(profile: Profile, shape: RequestShape, options: 
     limitedBy = 'kvCache';
     reason =
       `the KV cache is the limit (mean usage ${(meanKvCacheUsage * 100).toFixed(0)} %, ${preemptions} preemptions ` +
-      `in the window) before the batch reaches --max-num-seqs ${config.maxNumSeqs}`;
+      `in the window) before the batch reaches --max-num-seqs ${config.maxNumSeqs} (mean ${meanRunning.toFixed(1)} ` +
+      'running)';
+  } else if (prefillShare >= PREFILL_BOUND_SHARE) {
+    limitedBy = 'prefill';
+    reason =
+      `prefill is the limit: ${(prefillShare * 100).toFixed(0)} % of the busy time goes to prompt tokens ` +
+      `(${shape.promptTokens} per request at ${config.prefillTokensPerSecond} tokens/s), with the batch at ` +
+      `${meanRunning.toFixed(1)} of ${config.maxNumSeqs} and the KV cache ${(meanKvCacheUsage * 100).toFixed(0)} % full`;
   } else {
     limitedBy = 'stepTime';
     reason =
@@ -191,10 +223,20 @@ export function measureCapacity(profile: Profile, shape: RequestShape, options: 
     meanRunning,
     meanKvCacheUsage,
     meanStepMs,
+    prefillShare,
     preemptions,
     limitedBy,
     reason,
   };
+}
+
+/** Seconds of prefill between two engine snapshots: the tokens prefilled (recompute included) / prefillTokensPerSecond. */
+function prefillSecondsBetween(
+  engine: VllmEngine,
+  start: ReturnType<VllmEngine['stats']>,
+  end: ReturnType<VllmEngine['stats']>,
+): number {
+  return (end.prefilledTokens - start.prefilledTokens) / engine.config.prefillTokensPerSecond;
 }
 
 /**

@@ -146,6 +146,8 @@ export interface EngineStats {
   steps: number;
   preemptions: number;
   busySecondsTotal: number;
+  /** Prompt tokens computed in completed steps, recompute after preemptions included (chunks count as done). */
+  prefilledTokens: number;
 }
 
 interface Sequence {
@@ -244,6 +246,7 @@ export class VllmEngine {
   #advancedToMs: number;
   #busyMs = 0;
   #steps = 0;
+  #prefilledTokens = 0;
   #submitted = 0;
   #completed = 0;
   #aborted = 0;
@@ -398,6 +401,7 @@ export class VllmEngine {
       steps: this.#steps,
       preemptions: this.metrics.numPreemptions,
       busySecondsTotal: this.#busySecondsAt(nowMs),
+      prefilledTokens: this.#prefilledTokens,
     };
   }
 
@@ -601,6 +605,7 @@ export class VllmEngine {
       if (seq.state !== 'running') continue; // aborted during the step
       if (item.kind === 'prefill') {
         seq.prefillRemaining -= item.tokens;
+        this.#prefilledTokens += item.tokens;
         if (seq.prefillRemaining > 0) continue;
         if (!seq.promptCounted) {
           // vLLM counts a request's prompt once, when its prefill completes (not again on recompute).

@@ -65,6 +65,8 @@ interface PodHandle {
   vllm?: VllmState;
   /** Stops what runs in the Pod (k6 runs); vLLM state is stopped by the runtime itself. */
   stop?: () => Promise<void>;
+  /** The loopback URL of k6's REST API while the k6 container runs with `--address` on the Pod's address. */
+  k6ApiUrl?: string;
 }
 
 export interface PodRuntimeOptions {
@@ -110,9 +112,10 @@ export class PodRuntime implements Controller {
     });
   }
 
-  /** The loopback URL of a vLLM Pod's server. */
+  /** The loopback URL of a Pod's server: a vLLM replica, or k6's REST API while the run lasts. */
   endpoint(namespace: string, pod: string): string | undefined {
-    return this.#handles.get(`${namespace}/${pod}`)?.vllm?.replica?.url;
+    const handle = this.#handles.get(`${namespace}/${pod}`);
+    return handle?.vllm?.replica?.url ?? handle?.k6ApiUrl;
   }
 
   /** The node agent's scrape address (`127.0.0.1:PORT`) of a GPU node. */
@@ -496,7 +499,11 @@ export class PodRuntime implements Controller {
     ctx.log(
       `kubelet: pod ${handle.key}: k6 ${plan.executor} against ${plan.targetUrl} (${plan.executor === 'constant-arrival-rate' ? `${plan.rate}/s for ${plan.durationSeconds} s, maxVUs ${plan.maxVUs}` : `${plan.vus} VUs x ${plan.iterations} iterations`})`,
     );
-    const done = runK6({ plan, resolve, clock: ctx.clock, log: append, signal: controller.signal })
+    const onRestApi = (url: string | undefined) => {
+      if (url === undefined) delete handle.k6ApiUrl;
+      else handle.k6ApiUrl = url;
+    };
+    const done = runK6({ plan, resolve, clock: ctx.clock, log: append, signal: controller.signal, onRestApi })
       .then((result) => {
         if (controller.signal.aborted) return;
         ctx.log(`kubelet: pod ${handle.key}: k6 exited ${result.exitCode}: ${result.reason}`);

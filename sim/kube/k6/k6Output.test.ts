@@ -10,6 +10,7 @@ const plan: K6Plan = {
   promptTokens: 35,
   maxTokens: 100,
   requestTimeoutSeconds: 240,
+  restAddress: 'localhost:6565',
   rate: 10,
   durationSeconds: 60,
   preAllocatedVUs: 50,

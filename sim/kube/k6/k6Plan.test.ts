@@ -84,7 +84,13 @@ describe('Function: k6PlanFromContainer', () => {
         [{ name: K6_ENV.rate, value: '5' }],
         ['run', '-e', `${K6_ENV.rate}=9`, '-o', 'experimental-prometheus-rw', '/s.js'],
       ),
-      expected: { rate: 9, script: '/s.js' },
+      expected: { rate: 9, script: '/s.js', restAddress: 'localhost:6565' },
+    },
+    // The product's Jobs serve k6's REST API on the Pod's address, for the Pod proxy.
+    {
+      case: '--address host:port',
+      input: container([{ name: K6_ENV.rate, value: '5' }], ['run', '--address', '0.0.0.0:6565', '/s.js']),
+      expected: { rate: 5, script: '/s.js', restAddress: '0.0.0.0:6565' },
     },
   ])('$case', ({ input, expected }) => {
     // Act
@@ -145,6 +151,11 @@ describe('Function: k6PlanFromContainer', () => {
       case: 'a fractional --vus',
       input: container([], ['run', '--vus', '1.5', '--iterations', '3', '/s.js']),
       field: 'args --vus',
+    },
+    {
+      case: 'an --address without a port',
+      input: container([{ name: K6_ENV.rate, value: '1' }], ['run', '--address', '0.0.0.0', '/s.js']),
+      field: 'args --address',
     },
   ])('rejects $case, naming $field', ({ input, field }) => {
     // Act

@@ -30,6 +30,20 @@ interface Common {
   promptTokens: number;
   maxTokens: number;
   requestTimeoutSeconds: number;
+  /** Where k6's REST API listens (`--address`, k6's default localhost:6565): `host:port`. */
+  restAddress: string;
+}
+
+/** k6's default REST API address (`k6 run --address`). */
+export const K6_DEFAULT_REST_ADDRESS = 'localhost:6565';
+
+/**
+ * Whether a REST API at `address` is reachable from outside the Pod (the API server's Pod proxy dials the Pod's IP):
+ * only when it listens on every interface (`0.0.0.0:6565`, `[::]:6565`, `:6565`), not on localhost.
+ */
+export function listensOnPodAddress(address: string): boolean {
+  const host = address.slice(0, address.lastIndexOf(':'));
+  return ['', '0.0.0.0', '[::]', '::'].includes(host);
 }
 
 /** A k6 run, as the container's env and args describe it. */
@@ -102,6 +116,7 @@ export function k6PlanFromContainer(container: K6Container): K6Plan {
     promptTokens: int(env, K6_ENV.promptTokens, K6_DEFAULTS.promptTokens),
     maxTokens: int(env, K6_ENV.maxTokens, K6_DEFAULTS.maxTokens),
     requestTimeoutSeconds: num(env, K6_ENV.requestTimeoutSeconds, K6_DEFAULTS.requestTimeoutSeconds),
+    restAddress: cli.address ?? K6_DEFAULT_REST_ADDRESS,
   };
   // k6's own options (flags, then its K6_VUS / K6_ITERATIONS variables) replace the script's scenarios.
   const vus = cli.vus ?? optionalInt(env, K6_OWN_ENV.vus);
@@ -149,6 +164,7 @@ function parseArgs(tokens: readonly string[]): {
   script: string;
   vus?: number;
   iterations?: number;
+  address?: string;
   env: Map<string, string>;
 } {
   const runAt = tokens.indexOf('run');
@@ -157,6 +173,7 @@ function parseArgs(tokens: readonly string[]): {
   let script: string | undefined;
   let vus: number | undefined;
   let iterations: number | undefined;
+  let address: string | undefined;
   for (let i = runAt + 1; i < tokens.length; i++) {
     const token = tokens[i] as string;
     if (!token.startsWith('-')) {
@@ -176,7 +193,11 @@ function parseArgs(tokens: readonly string[]): {
         value,
         'no --duration: the emulation runs shared-iterations (--vus, --iterations) or the K6_EXECUTOR scenario',
       );
-    else if (flag === '-e' || flag === '--env') {
+    else if (flag === '-a' || flag === '--address') {
+      if (!/^(\[[0-9A-Fa-f:]*\]|[A-Za-z0-9.-]*):\d{1,5}$/.test(value))
+        throw new K6ConfigInvalidError(`args ${flag}`, value, 'host:port, e.g. 0.0.0.0:6565');
+      address = value;
+    } else if (flag === '-e' || flag === '--env') {
       const at = value.indexOf('=');
       if (at <= 0) throw new K6ConfigInvalidError(`args ${flag}`, value, 'NAME=VALUE');
       env.set(value.slice(0, at), value.slice(at + 1));
@@ -184,7 +205,13 @@ function parseArgs(tokens: readonly string[]): {
   }
   if (script === undefined)
     throw new K6ConfigInvalidError('args', tokens, 'a script after `run` (e.g. run /scripts/load.js)');
-  return { script, ...(vus !== undefined ? { vus } : {}), ...(iterations !== undefined ? { iterations } : {}), env };
+  return {
+    script,
+    ...(vus !== undefined ? { vus } : {}),
+    ...(iterations !== undefined ? { iterations } : {}),
+    ...(address !== undefined ? { address } : {}),
+    env,
+  };
 }
 
 function required(env: Map<string, string>, name: string): string {

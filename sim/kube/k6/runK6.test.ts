@@ -39,7 +39,14 @@ function startServer(status: number, delayMs: number) {
   );
 }
 
-const common = { script: '/scripts/load.js', model: 'm', promptTokens: 35, maxTokens: 4, requestTimeoutSeconds: 10 };
+const common = {
+  script: '/scripts/load.js',
+  model: 'm',
+  promptTokens: 35,
+  maxTokens: 4,
+  requestTimeoutSeconds: 10,
+  restAddress: 'localhost:6565',
+};
 
 async function run(plan: K6Plan, resolve: (url: string) => string = (u) => u) {
   const lines: string[] = [];

@@ -1,8 +1,9 @@
 import type { Clock } from '../../../shared/clock/index.js';
 import { K6_EXECUTORS, type K6Summary } from '../../../shared/kube/index.js';
 import { type LoadProgress, runConstantArrivalLoad } from '../../load/constantArrival.js';
-import { K6_DEFAULTS, type K6Plan } from './k6Plan.js';
+import { K6_DEFAULTS, listensOnPodAddress, type K6Plan } from './k6Plan.js';
 import { buildK6Summary, k6Banner, k6Duration, k6Elapsed, k6LogLine, summaryLine } from './k6Output.js';
+import { type K6LiveFigures, startK6RestApi } from './k6RestApi.js';
 import { runSharedIterations } from './sharedIterations.js';
 
 /** k6's exit codes (go.k6.io/k6/errext/exitcodes) that the emulation can end with. */
@@ -24,6 +25,12 @@ export interface RunK6Options {
   /** Stops the run (the Pod was deleted): requests in flight are aborted. */
   signal?: AbortSignal;
   progressIntervalMs?: number;
+  /**
+   * Called with the loopback URL of k6's REST API (`/v1/metrics`) once it serves, and with undefined when the run
+   * is over (k6 exits, its API with it). Never called when `--address` keeps the API on localhost: the API server's
+   * Pod proxy, which dials the Pod's address, cannot reach it.
+   */
+  onRestApi?: (url: string | undefined) => void;
 }
 
 export interface K6RunResult {
@@ -40,9 +47,91 @@ export interface K6RunResult {
  * exit 107 when the target's in-cluster name resolves to no Service (the DNS lookup fails in the script's setup).
  */
 export async function runK6(options: RunK6Options): Promise<K6RunResult> {
+  const startMs = options.clock.now();
+  const live = new LiveRun(options.plan, options.clock, startMs);
+  const api =
+    options.onRestApi !== undefined && listensOnPodAddress(options.plan.restAddress)
+      ? await startK6RestApi(() => live.figures())
+      : undefined;
+  if (api !== undefined) options.onRestApi?.(api.url);
+  try {
+    return await runPlan(options, startMs, live);
+  } finally {
+    if (api !== undefined) {
+      options.onRestApi?.(undefined);
+      await api.stop();
+    }
+  }
+}
+
+/**
+ * The figures of a running plan, as k6's metrics engine holds them: read on demand by the REST API. Constant arrival
+ * reads the load generator's live counters; shared-iterations its last progress report (each second).
+ */
+class LiveRun {
+  readonly #clock: Clock;
+  readonly #startMs: number;
+  readonly #durationsMs: number[] = [];
+  #vusMax: number;
+  #counts: () => Omit<K6LiveFigures, 'elapsedMs' | 'vusMax' | 'durationsMs'> = () => ({
+    vus: 0,
+    iterations: 0,
+    droppedIterations: 0,
+    httpReqs: 0,
+    httpReqFailed: 0,
+  });
+
+  constructor(plan: K6Plan, clock: Clock, startMs: number) {
+    this.#clock = clock;
+    this.#startMs = startMs;
+    this.#vusMax = plan.executor === K6_EXECUTORS.constantArrivalRate ? plan.preAllocatedVUs : plan.vus;
+  }
+
+  /** The constant-arrival load's counters: VUs busy = requests in flight (one request per iteration). */
+  constantArrival(progress: () => LoadProgress, maxVUs: number): void {
+    this.#counts = () => {
+      const p = progress();
+      const ended = p.completed + p.failed;
+      // k6 initialises VUs beyond the pre-allocated ones when the busy ones do not suffice, up to maxVUs.
+      this.#vusMax = Math.min(maxVUs, Math.max(this.#vusMax, p.inFlight));
+      return {
+        vus: p.inFlight,
+        iterations: ended,
+        droppedIterations: p.dropped,
+        httpReqs: ended,
+        httpReqFailed: p.failed,
+      };
+    };
+  }
+
+  requestEnded(durationMs: number): void {
+    this.#durationsMs.push(durationMs);
+  }
+
+  sharedIterations(p: { activeVUs: number; completed: number }): void {
+    this.#counts = () => ({
+      vus: p.activeVUs,
+      iterations: p.completed,
+      droppedIterations: 0,
+      httpReqs: p.completed,
+      httpReqFailed: 0,
+    });
+  }
+
+  figures(): K6LiveFigures {
+    const counts = this.#counts();
+    return {
+      ...counts,
+      elapsedMs: this.#clock.now() - this.#startMs,
+      vusMax: this.#vusMax,
+      durationsMs: this.#durationsMs,
+    };
+  }
+}
+
+async function runPlan(options: RunK6Options, startMs: number, live: LiveRun): Promise<K6RunResult> {
   const { plan, clock, log } = options;
   for (const line of k6Banner(plan)) log(line);
-  const startMs = clock.now();
   const target = options.resolve(plan.targetUrl);
   const host = new URL(target).hostname;
   if (isClusterName(host)) {
@@ -110,6 +199,8 @@ export async function runK6(options: RunK6Options): Promise<K6RunResult> {
       ...(options.signal ? { signal: options.signal } : {}),
       onProgress,
       progressIntervalMs: intervalMs,
+      onStart: (progress) => live.constantArrival(progress, plan.maxVUs),
+      onRequestEnd: ({ durationMs }) => live.requestEnded(durationMs),
     });
     // Interrupted and stopped requests never finished their iteration: k6 does not count them.
     const unfinished = result.interrupted + (result.failures['stopped'] ?? 0);
@@ -139,6 +230,7 @@ export async function runK6(options: RunK6Options): Promise<K6RunResult> {
     ...(options.signal ? { signal: options.signal } : {}),
     progressIntervalMs: intervalMs,
     onProgress: (p) => {
+      live.sharedIterations(p);
       const pct = Math.min(100, Math.floor((p.completed / plan.iterations) * 100));
       log(
         `running (${k6Elapsed(p.elapsedMs)}), ${pad(p.activeVUs, plan.vus)}/${plan.vus} VUs, ${p.completed} complete and ${p.interrupted} interrupted iterations`,
