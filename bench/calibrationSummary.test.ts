@@ -253,23 +253,34 @@ describe('Function: adaptiveToLinear', () => {
       expected: null,
     },
     { name: 'adaptive did not run', runs: [succeeded('linear', 80)], expected: null },
+    {
+      name: 'linear did not run: its full guide plan stands for it',
+      runs: [succeeded('adaptive', 30)],
+      expected: 0.25,
+    },
+    {
+      name: 'linear ran and failed',
+      runs: [{ strategy: 'linear', status: 'failed', error: 'x', wallSeconds: 1 } as const, succeeded('adaptive', 30)],
+      expected: null,
+    },
   ])('$name', ({ runs, expected }) => {
     // Act & Assess
-    expect(adaptiveToLinear(runs)).toBe(expected);
+    expect(adaptiveToLinear(runs, 120)).toBe(expected);
   });
 });
 
 describe('Function: renderCalibrationBench', () => {
   const results: CalibrationBenchResults = {
     startedAt: '2025-06-02T09:00:00.000Z',
+    condition: { name: 'guide-30s', description: "the guide's 30 s scrapes, and samples reach AMP 30-60 s late" },
     environment: { node: 'v20.19.0', platform: 'linux x64', cpu: 'Test CPU', cpus: 2 },
-    request: { promptTokens: 35, maxTokens: 100 },
     scaling: { holdSeconds: 8, restSeconds: 4, watchSeconds: 2, guideHoldSeconds: 60, guideRestSeconds: 30 },
     warmupRequests: 12,
     profiles: [
       {
         profile: 'llama-8b-h100',
         shapedAfter: 'meta-llama/Llama-3.1-8B-Instruct on NVIDIA H100 80GB HBM3',
+        request: { promptTokens: 35, maxTokens: 100 },
         trueCapacityRps: 121.2,
         limitedBy: 'maxNumSeqs',
         runs: [
@@ -291,6 +302,7 @@ describe('Function: renderCalibrationBench', () => {
       {
         profile: 'llama-70b-h100',
         shapedAfter: 'meta-llama/Llama-3.3-70B-Instruct on NVIDIA H100 80GB HBM3',
+        request: { promptTokens: 1500, maxTokens: 64 },
         trueCapacityRps: 8.01,
         limitedBy: 'maxNumSeqs',
         runs: [
@@ -317,14 +329,20 @@ describe('Function: renderCalibrationBench', () => {
     const text = renderCalibrationBench(results);
 
     // Assess
+    expect(text).toContain("Condition guide-30s: the guide's 30 s scrapes, and samples reach AMP 30-60 s late.");
     expect(text).toContain('hold 8 s, rest 4 s per step (the guide: 60 s / 30 s');
     expect(text).toContain('early-ending look every 2 s');
-    expect(text).toContain('every hold and rest in full (80 s)');
+    expect(text).toContain(
+      'every hold and rest in full (80 s, which adaptive / linear divides by when linear did not run)',
+    );
     const lines = text.split('\n');
     const h100 = lines.filter((l) => l.includes('llama-8b-h100'));
     expect(h100).toHaveLength(1);
-    expect(h100[0]).toMatch(/121 +linear +not found within the plan \(≤ 70 stable\) +- +≥ 68\.6 \(a lower bound\)/);
+    expect(h100[0]).toMatch(
+      /llama-8b-h100 \(35\/100\) +121 \(maxNumSeqs\) +linear +not found within the plan \(≤ 70 stable\) +- +≥ 68\.6 \(a lower bound\)/,
+    );
     expect(lines.find((l) => /^ +adaptive +124 \(stable 117\)/.test(l))).toMatch(/\+2\.3 % .* 30 +37\.5 %$/);
+    expect(text).toMatch(/llama-70b-h100 \(1500\/64\)/);
     expect(text).toMatch(/not found within the plan \(its first step, 10, saturated\) +\+24\.8 %/);
     expect(text).toContain('failed: CalibrationInputInvalidError: unknown strategy');
     expect(text).toContain('Total 431 s wall.');

@@ -69,18 +69,21 @@ export interface ProfileComparison {
   profile: string;
   /** What the profile is shaped after (model on GPU). */
   shapedAfter: string;
+  /** The request shape the profile is calibrated with. */
+  request: { promptTokens: number; maxTokens: number };
   trueCapacityRps: number;
   limitedBy: string;
   runs: StrategyRun[];
-  /** Load-test seconds of adaptive / linear; null when either failed. */
+  /** Load-test seconds of adaptive / linear's full guide plan; null when adaptive failed. */
   adaptiveToLinear: number | null;
 }
 
 /** Everything one `npm run bench:calibration` measured, as written with `--json`. */
 export interface CalibrationBenchResults {
   startedAt: string;
+  /** The condition the calibrations ran under (scrape interval, AMP ingestion lag, users beside the test). */
+  condition: { name: string; description: string };
   environment: BenchEnvironment;
-  request: { promptTokens: number; maxTokens: number };
   /** The scaled hold and rest every step of both strategies used, and the guide's originals. */
   scaling: {
     holdSeconds: number;
@@ -92,6 +95,12 @@ export interface CalibrationBenchResults {
   };
   warmupRequests: number;
   profiles: ProfileComparison[];
+  totalWallSeconds: number;
+}
+
+/** Every condition's results, as `--json` prints them. */
+export interface CalibrationBenchSuite {
+  conditions: CalibrationBenchResults[];
   totalWallSeconds: number;
 }
 
@@ -202,12 +211,19 @@ export function summarizeRun(
   };
 }
 
-/** Adaptive's load-test seconds over linear's, when both succeeded and linear spent any. */
-export function adaptiveToLinear(runs: readonly StrategyRun[]): number | null {
+/**
+ * Adaptive's load-test seconds over linear's. Linear as the guide runs it (every hold and rest in full) always spends
+ * its full plan, so when linear did not run, `guidePlanSeconds` stands for it. null when adaptive failed, or linear
+ * ran and failed.
+ */
+export function adaptiveToLinear(runs: readonly StrategyRun[], guidePlanSeconds?: number): number | null {
   const linear = runs.find((r) => r.strategy === 'linear');
   const adaptive = runs.find((r) => r.strategy === 'adaptive');
-  if (linear?.status !== 'succeeded' || adaptive?.status !== 'succeeded' || linear.loadTestSeconds <= 0) return null;
-  return adaptive.loadTestSeconds / linear.loadTestSeconds;
+  if (adaptive?.status !== 'succeeded') return null;
+  const linearSeconds =
+    linear === undefined ? guidePlanSeconds : linear.status === 'succeeded' ? linear.loadTestSeconds : undefined;
+  if (linearSeconds === undefined || linearSeconds <= 0) return null;
+  return adaptive.loadTestSeconds / linearSeconds;
 }
 
 function detectedText(detected: Detected): string {
@@ -235,7 +251,11 @@ export function tableRows(results: CalibrationBenchResults): string[][] {
   for (const p of results.profiles) {
     for (const run of p.runs) {
       const first = run === p.runs[0];
-      const lead = [first ? p.profile : '', first ? formatNumber(p.trueCapacityRps) : '', run.strategy];
+      const lead = [
+        first ? `${p.profile} (${p.request.promptTokens}/${p.request.maxTokens})` : '',
+        first ? `${formatNumber(p.trueCapacityRps)} (${p.limitedBy})` : '',
+        run.strategy,
+      ];
       if (run.status === 'failed') {
         rows.push([...lead, `failed: ${run.error.split('\n')[0] ?? ''}`, '-', '-', '-', '-', '-']);
         continue;
@@ -287,13 +307,14 @@ export function renderCalibrationBench(results: CalibrationBenchResults, format:
       : table(HEADER, rows);
   const lines = [
     `vllm-eks-pilot bench:calibration (${results.startedAt}): Node ${env.node} on ${env.platform}, ${env.cpus} x ${env.cpu}`,
-    `Request shape: prompt ${results.request.promptTokens} tokens, max_tokens ${results.request.maxTokens}; warmup ` +
-      `${results.warmupRequests} requests. Both strategies: hold ${formatNumber(holdSeconds)} s, rest ` +
+    `Condition ${results.condition.name}: ${results.condition.description}.`,
+    `Request shape per profile (prompt tokens / max_tokens) after its name; warmup ` +
+      `${results.warmupRequests} requests. Every strategy: hold ${formatNumber(holdSeconds)} s, rest ` +
       `${formatNumber(restSeconds)} s per step (the guide: 60 s / 30 s, ×${formatNumber(holdSeconds / 60)} and ` +
       `×${formatNumber(restSeconds / 30)}), early-ending look every ${formatNumber(results.scaling.watchSeconds)} s ` +
       `(default 10 s). linear runs the guide's plan as the guide does: 7 steps, 10 to 70 req/s, every hold and rest ` +
-      `in full (${formatNumber(fullGuidePlanSeconds(holdSeconds, restSeconds))} s); adaptive runs with its defaults, ` +
-      'early ending included.',
+      `in full (${formatNumber(fullGuidePlanSeconds(holdSeconds, restSeconds))} s, which adaptive / linear divides by ` +
+      'when linear did not run); adaptive runs with its defaults, early ending included.',
     'True capacity: `vllm-pilot twin capacity` (virtual clock). Detected saturation: linear, the first saturated rate ' +
       "of its plan (the guide's reading); adaptive, its capacity estimate inside its bracket [highest stable, lowest " +
       'saturated]. Error: detected vs true. Capacity estimate: the analysis, in-flight corrected, for both. ' +

@@ -447,9 +447,10 @@ describe('Stack: the packaged CloudFormation template', () => {
       { key: 'calibrationValidateInput', actions: [] },
       { key: 'calibrationPlanNextStep', actions: [] },
       { key: 'calibrationAnalyze', actions: [] },
-      { key: 'calibrationDeploy', actions: ['eks:DescribeCluster'] },
+      { key: 'calibrationDeploy', actions: ['aps:QueryMetrics', 'eks:DescribeCluster'] },
       { key: 'calibrationMeasureStep', actions: ['aps:QueryMetrics', 'eks:DescribeCluster'] },
       { key: 'calibrationWatchLoadStep', actions: ['aps:QueryMetrics', 'eks:DescribeCluster'] },
+      { key: 'calibrationAwaitStepData', actions: ['aps:QueryMetrics', 'eks:DescribeCluster'] },
       { key: 'calibrationReadinessGate', actions: ['aps:QueryMetrics', 'eks:DescribeCluster'] },
       {
         key: 'calibrationStoreReport',

@@ -211,16 +211,19 @@ class Progress {
       const name = event.state.name;
       // One bar per load step: from its start to its measurement, across the WatchLoadStep/HoldStep loop.
       if (name === 'StartLoadStep') this.#startHold(event.state.input as { plan?: HoldPlan });
-      else if (name === 'MeasureStep') this.stop(true);
+      else if (name === 'AwaitStepData' || name === 'MeasureStep') this.stop(true);
       else if (['Deploy', 'StartWarmup', 'Analyze', 'StoreReport', 'Cleanup', 'CleanupAfterFailure'].includes(name))
         line(`• ${name}`);
     } else if (event.type === 'StateExited') {
       const output = event.state.output as Record<string, unknown> | undefined;
       if (event.state.name === 'WatchLoadStep') {
-        const watch = output?.watch as { status?: string; reason?: string } | undefined;
+        const watch = output?.watch as
+          { status?: string; reason?: string; ending?: { evidence?: string } | null } | undefined;
         if (watch?.status === 'ended') {
           this.stop(true);
-          line(`  ended early: ${watch.reason ?? ''}`);
+          // The evidence: k6's live metrics (no lag) or AMP's queue.
+          const evidence = watch.ending?.evidence === undefined ? '' : ` (${watch.ending.evidence})`;
+          line(`  ended early${evidence}: ${watch.reason ?? ''}`);
         }
       }
       if (event.state.name === 'CheckRollout')
@@ -235,6 +238,11 @@ class Progress {
           output?.readiness,
           (r: { ready: boolean; reasons: string[] }) => r.ready && `  ready: ${r.reasons.join('; ')}`,
         );
+      if (event.state.name === 'AwaitStepData') {
+        const look = output?.stepData as { status?: string; looks?: number; reason?: string } | undefined;
+        // Once per step: the first look that has to wait says why (AMP's ingestion lag); the step line says how long.
+        if (look?.status === 'waiting' && look.looks === 1) line(`  ${look.reason ?? ''}`);
+      }
       if (event.state.name === 'MeasureStep') {
         const steps = (output?.steps ?? []) as StepMeasurement[];
         const step = steps[steps.length - 1];
@@ -311,7 +319,11 @@ interface HoldPlan {
 function stepLine(step: StepMeasurement): string {
   const p95 = step.amp.p95E2eSeconds === null ? '-' : `${formatNumber(step.amp.p95E2eSeconds)} s`;
   const verdict = step.verdict.saturated ? `SATURATED (${step.verdict.reasons[0] ?? ''})` : 'stable';
-  return `step ${step.index + 1}: ${formatNumber(step.rateRps)} req/s → completed ${formatNumber(step.amp.completedRps)}/s, queue max ${formatNumber(step.amp.queueMax)}, p95 ${p95}: ${verdict}`;
+  const ingestion =
+    step.ingestion === undefined
+      ? ''
+      : ` (measured ${formatNumber(step.ingestion.waitedSeconds)} s after the window, once AMP held it)`;
+  return `step ${step.index + 1}: ${formatNumber(step.rateRps)} req/s → completed ${formatNumber(step.amp.completedRps)}/s, queue max ${formatNumber(step.amp.queueMax)}, p95 ${p95}: ${verdict}${ingestion}`;
 }
 
 function line(text: string): void {

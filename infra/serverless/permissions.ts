@@ -164,7 +164,7 @@ export const FUNCTION_CAPABILITIES = {
  */
 export const CALIBRATION_CAPABILITIES: Record<CalibrationStepName, readonly CapabilityName[]> = {
   validateInput: [],
-  deploy: ['eksDescribeCluster'],
+  deploy: ['eksDescribeCluster', 'ampQuery'],
   checkRollout: ['eksDescribeCluster'],
   startWarmup: ['eksDescribeCluster'],
   checkJob: ['eksDescribeCluster'],
@@ -172,6 +172,7 @@ export const CALIBRATION_CAPABILITIES: Record<CalibrationStepName, readonly Capa
   planNextStep: [],
   startLoadStep: ['eksDescribeCluster'],
   watchLoadStep: ['eksDescribeCluster', 'ampQuery'],
+  awaitStepData: ['eksDescribeCluster', 'ampQuery'],
   measureStep: ['eksDescribeCluster', 'ampQuery'],
   analyze: [],
   applyThresholds: ['eksDescribeCluster'],

@@ -192,9 +192,9 @@ describe('Function: analyze', () => {
       note: 'at 10 req/s 2 of 600 k6 requests failed',
     },
     {
-      case: 'preemptions at a stable step',
+      case: 'preemptions',
       spec: { rateRps: 10, amp: { preemptions: 12, kvCacheUsageMax: 0.97 } },
-      note: 'at 10 req/s vLLM preempted 12 sequences although the step was stable (KV-cache max 97 %)',
+      note: 'at 10 req/s vLLM preempted 12 sequences (KV-cache max 97 %), so the step counts as saturated',
     },
   ])('notes $case', ({ spec, note }) => {
     // Prepare

@@ -275,10 +275,12 @@ function stepNotes(steps: readonly StepMeasurement[], input: CalibrationInput): 
           `consider a larger plan.maxVUs`,
       );
     }
-    if (!step.verdict.saturated && step.amp.preemptions > 0) {
+    // Preemptions make a step saturated (KV_CACHE_RULES); the note says what to change to get more from a replica.
+    if (step.amp.preemptions > 0) {
       notes.push(
-        `${at} vLLM preempted ${fmt(step.amp.preemptions, 0)} sequences although the step was stable (KV-cache max ` +
-          `${fmt(step.amp.kvCacheUsageMax * 100, 0)} %): the KV cache is short for this request shape`,
+        `${at} vLLM preempted ${fmt(step.amp.preemptions, 0)} sequences (KV-cache max ` +
+          `${fmt(step.amp.kvCacheUsageMax * 100, 0)} %), so the step counts as saturated: the KV cache is short for ` +
+          'this request shape (more GPU memory for it, or a lower --max-model-len, raises the capacity)',
       );
     }
   }

@@ -34,14 +34,33 @@ export const AGREEMENT = 0.1;
 const MAX_IN_FLIGHT_FRACTION = 0.5;
 
 /**
+ * A stable step's throughput counts as what the replica holds only if its window lasted at least this many request
+ * lifetimes. Choice (rather than correcting for the requests in flight at the window's end): a stable step's
+ * completions need no correction, what is wrong with a short one is that it cannot have shown the knee. A KV-bound
+ * replica's cache fills over about one lifetime and only then preempts or queues; a window of two lifetimes has its
+ * latest half (where the verdict looks whether the cache levelled off) past that filling. llama-2-13b-h100-kv at
+ * 512/256 tokens: a request lives ~13 s at the knee, so a 30 s hold counts, a 20 s one does not.
+ */
+export const MIN_LIFETIMES_FOR_THROUGHPUT = 2;
+
+/**
  * The request lifetime S (seconds) seen in a step: the mean decode time (mean end-to-end − mean TTFT), which is what
  * Little's law needs; in reports measured before it, p95 end-to-end − p95 TTFT (interpolated within histogram
  * buckets, so coarser); 0 when unknown.
  */
 export function requestLifetimeSeconds(step: StepMeasurement): number {
+  return Math.min(observedLifetimeSeconds(step), MAX_IN_FLIGHT_FRACTION * step.holdSeconds);
+}
+
+/** The step's lifetime as measured (mean decode time, or p95 e2e − p95 TTFT), not capped; 0 when unknown. */
+export function observedLifetimeSeconds(step: StepMeasurement): number {
   const { p95E2eSeconds: e2e, p95TtftSeconds: ttft, meanLifetimeSeconds: mean } = step.amp;
-  const lifetime = mean ?? (e2e === null || ttft === null ? 0 : e2e - ttft);
-  return Math.min(Math.max(0, lifetime), MAX_IN_FLIGHT_FRACTION * step.holdSeconds);
+  return Math.max(0, mean ?? (e2e === null || ttft === null ? 0 : e2e - ttft));
+}
+
+/** Whether a step's window lasted MIN_LIFETIMES_FOR_THROUGHPUT request lifetimes (see there). */
+export function heldLongEnough(step: StepMeasurement): boolean {
+  return step.holdSeconds >= MIN_LIFETIMES_FOR_THROUGHPUT * observedLifetimeSeconds(step);
 }
 
 /** completedRps of a step corrected for the requests still in flight when its window closed (C × (W − S) / W). */
@@ -99,7 +118,10 @@ export function estimateCapacity(step: StepMeasurement): CapacityEstimate {
 
 /** The capacity the saturated steps agree on, raised to what the stable steps below them proved the replica keeps up with. */
 export interface KneeEstimate extends CapacityEstimate {
-  /** The most a stable step below the lowest saturated one completed (in-flight corrected, at most its rate); 0 none. */
+  /**
+   * The most a stable step below the lowest saturated one completed (in-flight corrected, at most its rate), among
+   * those whose window lasted MIN_LIFETIMES_FOR_THROUGHPUT lifetimes; 0 none.
+   */
   floorRps: number;
 }
 
@@ -125,10 +147,13 @@ export function kneeEstimate(steps: readonly StepMeasurement[]): KneeEstimate | 
           value: [first, ...agreeing].reduce((sum, e) => sum + e.value, 0) / (agreeing.length + 1),
           reason: `mean of ${agreeing.length + 1} saturated steps' estimates; the lowest: ${first.reason}`,
         };
+  // Only stable steps that lasted MIN_LIFETIMES_FOR_THROUGHPUT lifetimes prove a floor: a shorter one may have ended
+  // before a KV-bound replica's cache filled (the issue's probe above capacity read "stable" after two lifetimes of
+  // its early ending and raised the estimate 16 % above the truth).
   const floorRps = Math.max(
     0,
     ...sorted
-      .filter((s) => !s.verdict.saturated && s.rateRps < lowest.rateRps)
+      .filter((s) => !s.verdict.saturated && s.rateRps < lowest.rateRps && heldLongEnough(s))
       .map((s) => Math.min(s.rateRps, completionsInFlightCorrected(s))),
   );
   if (floorRps <= combined.value) return { ...combined, floorRps };

@@ -130,6 +130,73 @@ describe('Function: decideStepEnding', () => {
   });
 
   it.each([
+    {
+      // The KV-bound probe above capacity: the queue stays empty while the cache fills (40 % → 95 % over the
+      // hold); two lifetimes in, the queue alone would have ended it stable.
+      case: 'a KV cache still filling',
+      usage: (t: number) => Math.min(0.95, 0.4 + 0.0092 * t),
+      preemptions: 0,
+      expected: /KV cache still filling .*: a stable ending needs it levelled off/,
+    },
+    {
+      case: 'preemptions so far',
+      usage: () => 0.6,
+      preemptions: 4,
+      expected: /vLLM preempted 4 sequences so far: the KV cache does not hold the batch/,
+    },
+  ])('does not end a step with an empty queue as stable with $case', ({ usage, preemptions, expected }) => {
+    // Prepare
+    const samples = queueSeries(
+      () => 0,
+      () => 0,
+    );
+    const kvSamples = samples.map((s) => ({ tMs: s.tMs, usage: usage((s.tMs - T0) / 1000) }));
+
+    // Act: a look at 30 s, past a quarter of the hold and many lifetimes.
+    const seen = (tMs: number) => tMs <= T0 + 30_000;
+    const decision = decideStepEnding(
+      samples.filter((s) => seen(s.tMs)),
+      {
+        offeredRps: 20,
+        elapsedSeconds: 30,
+        plannedHoldSeconds: HOLD,
+        pods: 1,
+        requestLifetimeSeconds: LIFETIME,
+        settings: DEFAULTS,
+        kvCache: { samples: kvSamples.filter((s) => seen(s.tMs)), preemptions },
+      },
+    );
+
+    // Assess
+    expect(decision.action).toBe('continue');
+    expect(decision.reason).toMatch(expected);
+  });
+
+  it('ends a step as stable once the KV cache levelled off without preemptions, saying so', () => {
+    // Prepare: the cache fills in the first 10 s, then holds at 70 %.
+    const samples = queueSeries(
+      () => 0,
+      () => 0,
+    ).filter((s) => s.tMs <= T0 + 30_000);
+    const kvSamples = samples.map((s) => ({ tMs: s.tMs, usage: Math.min(0.7, (0.07 * (s.tMs - T0)) / 1000) }));
+
+    // Act
+    const decision = decideStepEnding(samples, {
+      offeredRps: 20,
+      elapsedSeconds: 30,
+      plannedHoldSeconds: HOLD,
+      pods: 1,
+      requestLifetimeSeconds: LIFETIME,
+      settings: DEFAULTS,
+      kvCache: { samples: kvSamples, preemptions: 0 },
+    });
+
+    // Assess
+    expect(decision).toMatchObject({ action: 'end', kind: 'stable' });
+    expect(decision.reason).toContain('no preemption and KV cache levelled off (70 % → 70 %');
+  });
+
+  it.each([
     { case: 'a queue above 2 per Pod', level: 8, noise: 1 },
     { case: 'a noisy queue whose slope cannot be bounded', level: 1.5, noise: 6 },
   ])('holds $case to the end: neither ending is evident', ({ level, noise }) => {

@@ -83,6 +83,25 @@ export class CalibrationMeasurementError extends CalibrationError {
   }
 }
 
+/**
+ * AMP did not hold a step's whole window within `ingestion.timeoutSeconds`: the step is not judged on a partial
+ * window (a partial window reads too few completions and looks saturated).
+ */
+export class CalibrationStepDataMissingError extends CalibrationError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CalibrationStepDataMissingError';
+  }
+}
+
+/** The target serves users (deploy.mode adopt) and the input does not allow calibrating it with them beside the test. */
+export class CalibrationTargetServingError extends CalibrationError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CalibrationTargetServingError';
+  }
+}
+
 /** Another execution is calibrating the same Deployment (its marker annotation is on it). */
 export class CalibrationTargetBusyError extends CalibrationError {
   constructor(

@@ -48,7 +48,16 @@ export const calibrationInputSchema = z.strictObject({
    */
   deploy: z
     .discriminatedUnion('mode', [
-      z.strictObject({ mode: z.literal('adopt') }),
+      z.strictObject({
+        mode: z.literal('adopt'),
+        /**
+         * Calibrate the live Deployment although it serves users (Deploy measures their traffic in AMP first): they
+         * share the saturated test replica meanwhile. Default false: such a target is refused.
+         */
+        allowServingTraffic: z
+          .boolean({ error: 'must be true or false (calibrate a target that serves users)' })
+          .default(false),
+      }),
       z.strictObject({
         mode: z.literal('apply'),
         image: z.string().min(1).optional(),
@@ -59,7 +68,7 @@ export const calibrationInputSchema = z.strictObject({
         maxNumSeqs: count('max_num_seqs').optional(),
       }),
     ])
-    .default({ mode: 'adopt' }),
+    .default({ mode: 'adopt', allowServingTraffic: false }),
   /** Replicas during the test: the guide measures one replica (KEDA is paused at this count meanwhile). */
   testReplicas: count('replicas during the test').default(1),
   /** The request shape of every load request (the guide: a prompt of about 35 tokens, max_tokens 100). */
@@ -232,6 +241,21 @@ export const calibrationInputSchema = z.strictObject({
     .strictObject({
       timeoutSeconds: seconds('readiness timeout').default(600),
       pollSeconds: seconds('readiness poll').default(5),
+    })
+    .prefault({}),
+  /**
+   * AMP's ingestion: a step is measured only once AMP holds samples past its window's end (AwaitStepData). Samples
+   * reach AMP by remote write up to about a minute late (plus a scrape interval); past `timeoutSeconds` after the
+   * window's end the calibration fails with CalibrationStepDataMissingError rather than judge a partial window.
+   */
+  ingestion: z
+    .strictObject({
+      timeoutSeconds: seconds('wait for AMP to hold a step window')
+        .max(900, {
+          error: 'must be <= 900 seconds (wait for AMP to hold a step window)',
+        })
+        .default(180),
+      pollSeconds: seconds('poll for a step window in AMP').default(3),
     })
     .prefault({}),
 });

@@ -77,6 +77,8 @@ describe('Function: measureStep', () => {
         p95InterToken: vector([{ value: 0.045 }]),
         kvCacheMax: vector([{ value: 0.46 }]),
         kvCacheMean: vector([{ value: 0.41 }]),
+        kvCacheLast: vector([{ value: 0.46 }]),
+        kvCacheLatestHalfStart: vector([{ value: 0.45 }]),
         preemptions: vector([{ value: 3 }]),
       }),
     );
@@ -102,12 +104,15 @@ describe('Function: measureStep', () => {
       p95InterTokenSeconds: 0.045,
       kvCacheUsageMax: 0.46,
       kvCacheUsageMean: 0.41,
+      kvCacheUsageLast: 0.46,
+      kvCacheUsageLatestHalfStart: 0.45,
       preemptions: 3,
       completedRps: 36,
       pods: 1,
     });
     expect(step.verdict.saturated).toBe(true);
     expect(step.verdict.reasons[0]).toMatch(/^queue grew 1\.1 req\/s \(max 61\) at 40 req\/s offered/);
+    expect(step.verdict.reasons).toContainEqual(expect.stringContaining('vLLM preempted 3 sequences'));
     // Every instant query is evaluated at the end of the window; the queue is a range over the window.
     const range = server.requests.filter((r) => r.api === 'query_range');
     expect(range).toHaveLength(1);
@@ -115,7 +120,7 @@ describe('Function: measureStep', () => {
     expect(range[0]?.params.get('end')).toBe(String((T0_MS + 60_000) / 1000));
     expect(range[0]?.params.get('step')).toBe('2');
     const instants = server.requests.filter((r) => r.api === 'query');
-    expect(instants).toHaveLength(10);
+    expect(instants).toHaveLength(12);
     expect(new Set(instants.map((r) => r.params.get('time')))).toEqual(new Set([String((T0_MS + 60_000) / 1000)]));
   });
 
@@ -269,6 +274,35 @@ describe('Function: classifyStep', () => {
       rate: 50,
       reason: 'p95 end-to-end latency 6.2 s at 50 req/s offered exceeds the SLO of 5 s',
     },
+    {
+      // A KV-bound replica: the queue is still empty, but vLLM evicted sequences for want of blocks.
+      case: 'preemptions in the window',
+      amp: ampStable(50, {
+        preemptions: 14,
+        kvCacheUsageMax: 0.97,
+        kvCacheUsageLast: 0.96,
+        kvCacheUsageLatestHalfStart: 0.95,
+      }),
+      k6: k6Summary(50),
+      rate: 50,
+      reason: 'vLLM preempted 14 sequences at 50 req/s offered: the KV cache could not hold',
+    },
+    {
+      // The probe above capacity: two lifetimes in, the cache nearly full and still filling.
+      case: 'a KV cache near full and still rising',
+      amp: ampStable(50, { kvCacheUsageMax: 0.93, kvCacheUsageLast: 0.93, kvCacheUsageLatestHalfStart: 0.78 }),
+      k6: k6Summary(50),
+      rate: 50,
+      reason: "KV cache 93 % full and still rising (78 % → 93 % over the window's latest half) at 50 req/s offered",
+    },
+    {
+      case: 'a KV cache filling fast enough to pass 90 % within another half window',
+      amp: ampStable(50, { kvCacheUsageMax: 0.72, kvCacheUsageLast: 0.72, kvCacheUsageLatestHalfStart: 0.5 }),
+      k6: k6Summary(50),
+      rate: 50,
+      reason:
+        "KV cache still filling (50 % → 72 % over the window's latest half): at that pace it passes 90 % within 30 s",
+    },
   ])('calls a step saturated for $case, with the numbers', ({ amp, k6, rate, reason }) => {
     // Act
     const verdict = classifyStep(amp, k6, rate, slo);
@@ -298,6 +332,21 @@ describe('Function: classifyStep', () => {
     },
     { case: 'a 1 % drop', amp: ampStable(50), k6: k6Summary(50, 60, { droppedIterations: 30 }) },
     { case: 'p95 at the SLO', amp: ampStable(50, { p95E2eSeconds: 5 }), k6: k6Summary(50) },
+    {
+      case: 'a KV cache levelled off at 85 % without preemptions',
+      amp: ampStable(50, { kvCacheUsageMax: 0.86, kvCacheUsageLast: 0.85, kvCacheUsageLatestHalfStart: 0.84 }),
+      k6: k6Summary(50),
+    },
+    {
+      case: 'a KV cache still filling but far from full (30 % → 40 %)',
+      amp: ampStable(50, { kvCacheUsageMax: 0.4, kvCacheUsageLast: 0.4, kvCacheUsageLatestHalfStart: 0.3 }),
+      k6: k6Summary(50),
+    },
+    {
+      case: 'a report without the KV-cache trend (measured before it)',
+      amp: ampStable(50, { kvCacheUsageMax: 0.95 }),
+      k6: k6Summary(50),
+    },
   ])('calls $case stable', ({ amp, k6 }) => {
     // Act
     const verdict = classifyStep(amp, k6, 50, slo);

@@ -24,6 +24,7 @@ import {
   stepQueries,
   type StepQueries,
 } from './stepQueries.js';
+import { kvCacheSaturationReasons, type KvCacheWindow } from './kvCache.js';
 import type { AmpStepMeasurement, StepEnding, StepMeasurement, StepVerdict } from './types.js';
 
 export interface MeasureDeps {
@@ -33,7 +34,10 @@ export interface MeasureDeps {
 /** One load step's hold window: the offered rate and the epoch-ms bounds the AMP figures cover. */
 export interface StepWindow {
   index: number;
+  /** The rate offered in all: k6's plus the target's own traffic (background). */
   rateRps: number;
+  /** k6's share of it; default rateRps (the target serves nobody else). */
+  k6RateRps?: number;
   holdSeconds: number;
   startMs: number;
   endMs: number;
@@ -71,6 +75,8 @@ export async function measureStep(
     'p95InterToken',
     'kvCacheMax',
     'kvCacheMean',
+    'kvCacheLast',
+    'kvCacheLatestHalfStart',
     'preemptions',
     'meanLifetime',
   ] as const satisfies ReadonlyArray<keyof StepQueries>;
@@ -113,6 +119,8 @@ export async function measureStep(
     p95InterTokenSeconds: value('p95InterToken'),
     kvCacheUsageMean: value('kvCacheMean') ?? 0,
     kvCacheUsageMax: value('kvCacheMax') ?? 0,
+    kvCacheUsageLast: value('kvCacheLast'),
+    kvCacheUsageLatestHalfStart: value('kvCacheLatestHalfStart'),
     preemptions: value('preemptions') ?? 0,
     completedRps: (value('completed') ?? 0) / windowSeconds,
     completedRpsLateHalf: (value('completedLateHalf') ?? 0) / lateHalfSeconds(windowSeconds),
@@ -127,7 +135,8 @@ export async function measureStep(
     windowEnd: new Date(window.endMs).toISOString(),
     k6,
     amp,
-    verdict: classifyStep(amp, k6, window.rateRps, input, window.holdSeconds, ending),
+    verdict: classifyStep(amp, k6, window.rateRps, input, window.holdSeconds, ending, window.k6RateRps),
+    ...(window.k6RateRps === undefined ? {} : { k6RateRps: window.k6RateRps }),
     ...(ending === undefined ? {} : { ending }),
   };
 }
@@ -138,10 +147,14 @@ export async function measureStep(
  * 2. vLLM's completions fall behind: completedRps < 95 % × rate × (1 − L / hold), L = k6's mean request latency.
  *    The window closes on about rate × L requests still in flight (Little's law, L = λW), which complete after it and
  *    are not "behind";
- * 3. k6 got fewer than 95 % of the rate as successful responses per second of hold, or dropped more than 1 % of the
- *    planned iterations (rate × hold);
+ * 3. k6 got fewer than 95 % of ITS rate (the rate less the target's own users) as successful responses per second of
+ *    hold, or dropped more than 1 % of its planned iterations (its rate × hold);
  * 4. p95 end-to-end latency exceeds `input.slo.p95LatencySeconds`, when an SLO is set;
- * 5. the step was ended early because the queue's growth was statistically evident (shared/calibration/earlyStop.ts).
+ * 5. the step was ended early because the queue's growth was statistically evident (shared/calibration/earlyStop.ts);
+ * 6. the KV cache (KV_CACHE_RULES, shared/calibration/kvCache.ts): vLLM preempted sequences in the window, or the
+ *    cache had not levelled off by the window's end (it rose more than 3 points over the latest half and, rising so,
+ *    would pass 90 % within another half window). A KV-bound replica's queue grows only once its cache is full, so without
+ *    this a step above its capacity reads stable while the cache is still filling.
  * Without a k6 summary (a step ended early: its Job was stopped) rule 3 is skipped, and the in-flight allowance of
  * rule 2 uses AMP's p95 latency instead of k6's mean (larger: the allowance errs towards "stable").
  * Every reason is a sentence with the numbers.
@@ -153,10 +166,17 @@ export function classifyStep(
   input: CalibrationInput,
   holdSeconds: number = input.plan.holdSeconds,
   ending?: StepEnding,
+  k6RateRps: number = rateRps,
 ): StepVerdict {
   const rules = SATURATION_RULES;
   const reasons: string[] = [];
-  const offered = `at ${fmt(rateRps)} req/s offered`;
+  // With users beside the test, the replica is offered k6's rate plus theirs: the AMP rules judge the total, k6's
+  // own rules (3) judge what k6 sent.
+  const users = rateRps - k6RateRps;
+  const offered =
+    users > 0.0005
+      ? `at ${fmt(rateRps)} req/s offered (k6 ${fmt(k6RateRps)} + the target's users ${fmt(users)})`
+      : `at ${fmt(rateRps)} req/s offered`;
 
   const slopeLimit = Math.max(rules.queueSlopeMinPerSecond, rules.queueSlopeRateFraction * rateRps);
   if (amp.queueSlopePerSecond > slopeLimit && amp.queueMax >= rules.queueMaxFloor) {
@@ -178,7 +198,7 @@ export function classifyStep(
     );
   }
 
-  if (k6 !== null) reasons.push(...k6Reasons(k6, rateRps, holdSeconds, offered));
+  if (k6 !== null) reasons.push(...k6Reasons(k6, k6RateRps, holdSeconds, offered));
 
   const slo = input.slo.p95LatencySeconds;
   if (slo !== undefined && amp.p95E2eSeconds !== null && amp.p95E2eSeconds > slo) {
@@ -186,6 +206,8 @@ export function classifyStep(
       `p95 end-to-end latency ${fmt(amp.p95E2eSeconds, 2)} s ${offered} exceeds the SLO of ${fmt(slo, 2)} s`,
     );
   }
+  reasons.push(...kvCacheSaturationReasons(kvCacheWindowOf(amp, holdSeconds), amp.preemptions, offered));
+
   if (ending?.kind === 'saturated-early') {
     reasons.push(
       `the step was ended after ${fmt(ending.heldSeconds, 0)} s of its ${fmt(ending.plannedHoldSeconds, 0)} s hold ` +
@@ -193,6 +215,14 @@ export function classifyStep(
     );
   }
   return { saturated: reasons.length > 0, reasons };
+}
+
+/** Rule 6's figures from a step's AMP measurement; null when AMP had no KV sample (or an older report). */
+function kvCacheWindowOf(amp: AmpStepMeasurement, windowSeconds: number): KvCacheWindow | null {
+  const last = amp.kvCacheUsageLast;
+  const latestHalfStart = amp.kvCacheUsageLatestHalfStart;
+  if (last === undefined || last === null || latestHalfStart === undefined || latestHalfStart === null) return null;
+  return { last, latestHalfStart, latestHalfSeconds: lateHalfSeconds(windowSeconds) };
 }
 
 /** Rule 3 of classifyStep: what k6 saw of the load it sent. */

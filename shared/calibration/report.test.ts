@@ -80,6 +80,7 @@ describe('Function: renderSummaryText', () => {
       reason: 'after 18 s of 60 s: queue slope 5.6 ± 0.3 req/s (SE, n = 10) is significantly above the limit',
       heldSeconds: 18,
       plannedHoldSeconds: 60,
+      evidence: 'amp',
     };
     steps[5] = {
       ...last,
@@ -94,7 +95,7 @@ describe('Function: renderSummaryText', () => {
 
     // Assess
     const rows = text.split('\n').filter((line) => /^\s+\d+\s+\d+\/s/.test(line));
-    expect(rows[5]).toMatch(/\s-\s+18\/60 s, saturated early\s+SATURATED$/);
+    expect(rows[5]).toMatch(/\s-\s+18\/60 s, saturated early \(amp\)\s+SATURATED$/);
     expect(text).toContain('- the step was ended after 18 s of its 60 s hold at 60 req/s offered: after 18 s of 60 s');
   });
 

@@ -118,7 +118,8 @@ function stepTable(steps: readonly StepMeasurement[]): string[] {
       const ok = k6 === null || k6.httpReqs === 0 ? '-' : pct((k6.httpReqs - k6.httpReqFailed) / k6.httpReqs, 1);
       return [
         String(s.index + 1),
-        `${fmt(s.rateRps)}/s`,
+        // With users beside the test, the offered rate is theirs plus k6's.
+        s.k6RateRps === undefined ? `${fmt(s.rateRps)}/s` : `${fmt(s.rateRps)}/s (k6 ${fmt(s.k6RateRps)})`,
         `${fmt(s.amp.completedRps, 1)}/s`,
         `${fmt(s.amp.queueMean, 1)} / ${fmt(s.amp.queueMax, 0)}`,
         fmt(s.amp.queueSlopePerSecond, 2),
@@ -136,11 +137,12 @@ function stepTable(steps: readonly StepMeasurement[]): string[] {
   return [line(header), ...rows.map(line)];
 }
 
-/** `60 s`, or `14/60 s, saturated early` for a step that ended before its hold. */
+/** `60 s`, or `14/60 s, saturated early (k6)` for a step that ended before its hold, with the ending's evidence. */
 function held(step: StepMeasurement): string {
   const ending = step.ending;
   if (ending === undefined || ending.kind === 'held') return `${fmt(step.holdSeconds, 0)} s`;
-  return `${fmt(ending.heldSeconds, 0)}/${fmt(ending.plannedHoldSeconds, 0)} s, ${ending.kind.replace('-', ' ')}`;
+  const evidence = ending.evidence === undefined ? '' : ` (${ending.evidence})`;
+  return `${fmt(ending.heldSeconds, 0)}/${fmt(ending.plannedHoldSeconds, 0)} s, ${ending.kind.replace('-', ' ')}${evidence}`;
 }
 
 function seconds(value: number | null): string {

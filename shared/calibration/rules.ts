@@ -49,3 +49,39 @@ export const READINESS_RULES = {
 export function queueStepSeconds(windowSeconds: number): number {
   return Math.min(15, Math.max(1, Math.round(windowSeconds / 30)));
 }
+
+/**
+ * What the target already serves before a calibration (its users): measured by Deploy from AMP, before anything
+ * changes, as the completions of the last `lookbackSeconds` divided by the time AMP's samples cover (a target younger
+ * than the lookback is judged on what exists; PromQL's `rate()` would divide by the whole window and read too little).
+ * A calibration that ended within the lookback left its own load in those samples: the background it measured before
+ * it began stands instead (the Deployment's last-calibration record).
+ */
+export const BACKGROUND_RULES = {
+  lookbackSeconds: 300,
+  /** The range query's step: a 30 s scrape has a new sample every 30 s; a finer step only repeats samples. */
+  stepSeconds: 15,
+  /** At or above this many completed requests/s the target serves users (3 a minute: more than health checks). */
+  servingRps: 0.05,
+} as const;
+
+/**
+ * The KV cache's part in the saturation verdict and in an early stable ending (shared/calibration/kvCache.ts). A
+ * replica whose batch is limited by KV blocks before --max-num-seqs shows its knee there first: the cache fills, new
+ * prompts stop fitting, and decodes that need a block preempt the newest sequences (vLLM's V1 scheduler), which are
+ * recomputed later. Its queue starts growing only once the cache is full, one or more request lifetimes into a step.
+ */
+export const KV_CACHE_RULES = {
+  /**
+   * "Full or near it": between the monitoring guide's VLLMKVCacheHigh (80 %) and VLLMKVCacheFull (95 %) alerts. At
+   * 90 % of 3,400 blocks, 340 are free: four 512-token prompts, less than one second of arrivals at the knee.
+   */
+  nearFull: 0.9,
+  /**
+   * Levelled off: the usage rose at most this much (0.03 = 3 points) over the window's latest half, or, rising at
+   * that pace for one more such half, it would still stay below nearFull.
+   */
+  levelledRise: 0.03,
+  /** Preemptions in the window tolerated by a stable verdict: none (each is a sequence evicted for want of blocks). */
+  maxPreemptions: 0,
+} as const;

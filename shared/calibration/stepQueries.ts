@@ -28,6 +28,9 @@ export interface StepQueries {
   /** KV-cache usage of the busiest Pod: its highest sample, and its mean over the window. */
   kvCacheMax: string;
   kvCacheMean: string;
+  /** KV-cache usage of the busiest Pod now, and where the window's latest half begins (`offset` its length). */
+  kvCacheLast: string;
+  kvCacheLatestHalfStart: string;
   preemptions: string;
   /** Requests completed in the window (all finish reasons); divide by the window length for a rate. */
   completed: string;
@@ -91,6 +94,15 @@ export function stepQueries(target: Target, windowSeconds: number): StepQueries 
     p95InterToken: windowQuantile(target, 0.95, { renamed: 'interTokenLatency' }, window),
     kvCacheMax: aggregate('max', [], overTime('max_over_time', target, kv, window)),
     kvCacheMean: aggregate('max', [], overTime('avg_over_time', target, kv, window)),
+    kvCacheLast: aggregate('max', [], vllmGauge(target, kv)),
+    kvCacheLatestHalfStart: aggregate(
+      'max',
+      [],
+      overVllmNames(
+        kv,
+        (name) => `${vllmSelector(target, name)} offset ${windowDuration(lateHalfSeconds(windowSeconds))}`,
+      ),
+    ),
     preemptions: aggregate('sum', [], increaseOf(target, VLLM.numPreemptions, window)),
     completed: aggregate('sum', [], increaseOf(target, VLLM.requestSuccess, window)),
     // One count per Pod whatever other labels (instance, engine) the series carry.
@@ -148,4 +160,21 @@ export function readinessQueries(target: Target, windowSeconds: number): Readine
 export function scrapeSamplesQuery(target: Target, windowSeconds: number): string {
   const window = windowDuration(windowSeconds);
   return aggregate('max', [], `count_over_time(${vllmSelector(target, VLLM.numRequestsRunning)}[${window}])`);
+}
+
+/**
+ * The newest sample AMP holds of the target's vLLM series, the Pod furthest behind deciding:
+ * `min(timestamp(vllm:num_requests_running{sel}))` (seconds). A window is complete in AMP once this is past its end:
+ * remote write delivers each series' samples in order, so nothing older can still arrive.
+ */
+export function latestSampleQuery(target: Target): string {
+  return aggregate('min', [], `timestamp(${vllmSelector(target, VLLM.numRequestsRunning)})`);
+}
+
+/**
+ * The target's completion counters, one series per Pod and finish reason (`vllm:request_success_total{sel}` under
+ * every exposed name): Deploy reads them over the lookback to measure what the target already serves.
+ */
+export function completionCountersQuery(target: Target): string {
+  return vllmGauge(target, VLLM.requestSuccess);
 }

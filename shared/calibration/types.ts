@@ -34,6 +34,12 @@ export interface AmpStepMeasurement {
   /** KV-cache usage 0-1: the mean and max over the window of the busiest Pod. */
   kvCacheUsageMean: number;
   kvCacheUsageMax: number;
+  /**
+   * KV-cache usage 0-1 of the busiest Pod at the window's end and where its latest half begins (the verdict's "has it
+   * levelled off", shared/calibration/kvCache.ts); null when AMP had no sample, absent in reports written before.
+   */
+  kvCacheUsageLast?: number | null;
+  kvCacheUsageLatestHalfStart?: number | null;
   /** Preemptions during the window. */
   preemptions: number;
   /** Completed requests per second during the window (all finish reasons). */
@@ -62,10 +68,19 @@ export interface StepVerdict {
 export const STEP_ENDING_KINDS = ['held', 'saturated-early', 'stable-early'] as const;
 export type StepEndingKind = (typeof STEP_ENDING_KINDS)[number];
 
-/** The ending of a load step, with the reason (shared/calibration/earlyStop.ts decides the early ones). */
+/** What an early ending was decided from: k6's live metrics (k6Signal.ts, no lag) or AMP's queue (earlyStop.ts). */
+export const STEP_ENDING_EVIDENCE = ['k6', 'amp'] as const;
+export type StepEndingEvidence = (typeof STEP_ENDING_EVIDENCE)[number];
+
+/**
+ * The ending of a load step, with the reason (shared/calibration/earlyStop.ts and k6Signal.ts decide the early
+ * ones).
+ */
 export interface StepEnding {
   kind: StepEndingKind;
   reason: string;
+  /** An early ending's evidence; absent for a held step (and in reports written before k6 was read live). */
+  evidence?: StepEndingEvidence;
   /** Seconds the load actually ran (from its start to the end of the hold, or to the Job's deletion). */
   heldSeconds: number;
   plannedHoldSeconds: number;
@@ -74,7 +89,10 @@ export interface StepEnding {
 /** One load step as measured. */
 export interface StepMeasurement {
   index: number;
+  /** The rate offered to the replica in all: k6's plus what the target's own users sent (background). */
   rateRps: number;
+  /** k6's share of rateRps, when the target served users beside the test (absent: k6 offered all of it). */
+  k6RateRps?: number;
   /** The length of the window measured (the planned hold, or less when the step ended early). */
   holdSeconds: number;
   /** ISO times of the hold window the AMP figures cover. */
@@ -89,6 +107,11 @@ export interface StepMeasurement {
   verdict: StepVerdict;
   /** How the step ended; absent in reports written before steps could end early (they were all held). */
   ending?: StepEnding;
+  /**
+   * How long after the window's end AMP held it whole (AwaitStepData): the step was measured only then. Absent in
+   * measurements made before AwaitStepData existed.
+   */
+  ingestion?: { waitedSeconds: number; looks: number; reason: string };
 }
 
 /** A derived value with the reason and formula that produced it (for the report, the logs and docs/calibration.md). */

@@ -216,3 +216,18 @@ export class KubeInvalidArgumentError extends KubeError {
     this.field = field;
   }
 }
+
+/**
+ * k6's REST API (`GET /v1/metrics`) answered something the product cannot read: not JSON, not the JSON:API document
+ * k6 serves, or a metric of the wrong type. Not retryable as such: the next look reads again.
+ */
+export class K6MetricsInvalidError extends KubeError {
+  /** Where in the answer: `body`, `data[3].attributes.sample.value`, `vus`. */
+  readonly field: string;
+
+  constructor(field: string, problem: string, accepted: string, cause?: unknown) {
+    super(`k6 /v1/metrics: ${field} ${problem}; accepted: ${accepted}`, false, { cause });
+    this.name = 'K6MetricsInvalidError';
+    this.field = field;
+  }
+}

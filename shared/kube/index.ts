@@ -3,6 +3,7 @@
  * Jobs.
  */
 export {
+  K6MetricsInvalidError,
   KubeClusterNotFoundError,
   KubeConflictError,
   KubeError,
@@ -14,7 +15,20 @@ export {
   KubeUnavailableError,
 } from './errors.js';
 export { ensureJob, jobCompletionMs, jobPhase, jobPod } from './jobs.js';
-export { K6_ENV, K6_EXECUTORS, K6_IMAGE, K6_SUMMARY_MARKER, k6SummarySchema, type K6Summary } from './k6.js';
+export {
+  K6_ENV,
+  K6_EXECUTORS,
+  K6_IMAGE,
+  K6_METRICS,
+  K6_REST,
+  K6_SUMMARY_MARKER,
+  k6MetricsDocumentSchema,
+  k6SummarySchema,
+  parseK6Metrics,
+  type K6LiveMetrics,
+  type K6MetricsDocument,
+  type K6Summary,
+} from './k6.js';
 export { KINDS } from './kinds.js';
 export {
   PROPAGATION_POLICIES,

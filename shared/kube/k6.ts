@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { K6MetricsInvalidError } from './errors.js';
 
 /**
  * The contract between the k6 Jobs the product creates and whatever runs them: the real `grafana/k6` image on EKS,
@@ -68,3 +69,156 @@ export const k6SummarySchema = z.object({
 });
 
 export type K6Summary = z.infer<typeof k6SummarySchema>;
+
+/**
+ * k6's REST API, which `k6 run --address 0.0.0.0:6565` serves while the test runs (k6's default address is
+ * localhost:6565, which the API server's Pod proxy cannot reach). The product reads `GET /v1/metrics` through the
+ * Pod proxy for a lag-free view of the load (shared/calibration/k6Signal.ts); AMP only sees samples a minute late.
+ */
+export const K6_REST = {
+  port: 6565,
+  /** The container port's name in the k6 Job. */
+  portName: 'k6-api',
+  metricsPath: '/v1/metrics',
+} as const;
+
+/** The k6 metrics the product reads, by name (k6's built-in metrics). */
+export const K6_METRICS = {
+  /** Gauge: VUs running an iteration now (constant-arrival-rate: one request in flight each, for the product's script). */
+  vus: 'vus',
+  vusMax: 'vus_max',
+  iterations: 'iterations',
+  droppedIterations: 'dropped_iterations',
+  httpReqs: 'http_reqs',
+  httpReqFailed: 'http_req_failed',
+  httpReqDuration: 'http_req_duration',
+} as const;
+
+/**
+ * One metric of k6's `/v1/metrics` answer, a JSON:API resource (k6's api/v1/metric_jsonapi.go and metric.go):
+ * `{"type":"metrics","id":"vus","attributes":{"type":"gauge","contains":"default","tainted":null,"sample":{"value":12}}}`.
+ * `sample` is the metric sink's format: gauge `{value}`, counter `{count, rate}`, rate `{rate}`, trend
+ * `{avg, min, med, max, "p(90)", "p(95)"}` (milliseconds for `contains: time`).
+ */
+export const k6MetricResourceSchema = z.object({
+  type: z.literal('metrics'),
+  id: z.string().min(1),
+  attributes: z.object({
+    type: z.enum(['counter', 'gauge', 'rate', 'trend']).nullable(),
+    contains: z.enum(['default', 'time', 'data']).nullable(),
+    tainted: z.boolean().nullable(),
+    sample: z.record(z.string(), z.number()),
+  }),
+});
+
+/** `GET /v1/metrics`: every metric k6 has observed a sample of (a counter with no sample yet is absent). */
+export const k6MetricsDocumentSchema = z.object({ data: z.array(k6MetricResourceSchema) });
+export type K6MetricsDocument = z.infer<typeof k6MetricsDocumentSchema>;
+
+/** What the product reads from k6's live metrics: the run's figures so far. */
+export interface K6LiveMetrics {
+  /** VUs busy now: under constant-arrival-rate, the requests in flight. */
+  vus: number;
+  /** VUs initialised so far (preAllocatedVUs, more when k6 had to add some); null when k6 does not report it. */
+  vusMax: number | null;
+  /** Iterations finished (answered or failed). */
+  iterations: number;
+  /** Iterations k6 could not start: every VU was busy. */
+  droppedIterations: number;
+  httpReqs: number;
+  /** Fraction of the requests that failed; null before any answer. */
+  httpReqFailedRate: number | null;
+  /** Request durations so far, milliseconds; null before any answer. */
+  httpReqDurationMs: { avg: number; min: number; med: number; max: number; p90: number; p95: number } | null;
+}
+
+/** The metric type and sample fields each metric the product reads must have. */
+const EXPECTED: Record<keyof typeof K6_METRICS, { type: string; fields: readonly string[] }> = {
+  vus: { type: 'gauge', fields: ['value'] },
+  vusMax: { type: 'gauge', fields: ['value'] },
+  iterations: { type: 'counter', fields: ['count'] },
+  droppedIterations: { type: 'counter', fields: ['count'] },
+  httpReqs: { type: 'counter', fields: ['count'] },
+  httpReqFailed: { type: 'rate', fields: ['rate'] },
+  httpReqDuration: { type: 'trend', fields: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)'] },
+};
+
+/**
+ * Reads k6's `GET /v1/metrics` answer. Throws K6MetricsInvalidError naming what is wrong: not JSON, not k6's JSON:API
+ * document, a metric the product reads with another type or without its sample fields, a negative or non-finite
+ * figure, or no `vus` gauge (k6 reports it from the test's start: without it nothing runs yet).
+ */
+export function parseK6Metrics(body: string): K6LiveMetrics {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch (error) {
+    throw new K6MetricsInvalidError(
+      'body',
+      `is not JSON (starts ${JSON.stringify(body.slice(0, 60))})`,
+      'k6\'s JSON:API document {"data":[...]}',
+      error,
+    );
+  }
+  const parsed = k6MetricsDocumentSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = issue === undefined || issue.path.length === 0 ? 'body' : issue.path.map(String).join('.');
+    throw new K6MetricsInvalidError(
+      path,
+      issue?.message ?? 'is not valid',
+      'k6\'s JSON:API document {"data":[{"type":"metrics","id":...,"attributes":{"type","contains","tainted","sample"}}]}',
+    );
+  }
+  const byId = new Map(parsed.data.data.map((resource) => [resource.id, resource.attributes]));
+  const sample = (key: keyof typeof K6_METRICS): Record<string, number> | undefined => {
+    const name = K6_METRICS[key];
+    const attributes = byId.get(name);
+    if (attributes === undefined) return undefined;
+    const expected = EXPECTED[key];
+    if (attributes.type !== expected.type)
+      throw new K6MetricsInvalidError(
+        name,
+        `is a ${String(attributes.type)}`,
+        `a ${expected.type} (k6's built-in metric)`,
+      );
+    for (const field of expected.fields) {
+      const value = attributes.sample[field];
+      if (value === undefined || !Number.isFinite(value) || value < 0)
+        throw new K6MetricsInvalidError(
+          `${name}.sample.${field}`,
+          value === undefined ? 'is missing' : `is ${value}`,
+          'a finite number >= 0',
+        );
+    }
+    return attributes.sample;
+  };
+  const vus = sample('vus');
+  if (vus === undefined)
+    throw new K6MetricsInvalidError(
+      K6_METRICS.vus,
+      'is missing: the test has not started',
+      'a vus gauge, which k6 reports from the start',
+    );
+  const count = (key: 'iterations' | 'droppedIterations' | 'httpReqs') => sample(key)?.['count'] ?? 0;
+  const duration = sample('httpReqDuration');
+  return {
+    vus: vus['value'] as number,
+    vusMax: sample('vusMax')?.['value'] ?? null,
+    iterations: count('iterations'),
+    droppedIterations: count('droppedIterations'),
+    httpReqs: count('httpReqs'),
+    httpReqFailedRate: sample('httpReqFailed')?.['rate'] ?? null,
+    httpReqDurationMs:
+      duration === undefined
+        ? null
+        : {
+            avg: duration['avg'] as number,
+            min: duration['min'] as number,
+            med: duration['med'] as number,
+            max: duration['max'] as number,
+            p90: duration['p(90)'] as number,
+            p95: duration['p(95)'] as number,
+          },
+  };
+}

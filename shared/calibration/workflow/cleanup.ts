@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { KEDA_KINDS, resumeScaledObject, type ScaledObjectResume } from '../../keda/index.js';
 import { KINDS, PROPAGATION_POLICIES, type ClusterClient, type KubeObject } from '../../kube/index.js';
+import { lastCalibrationRecord } from '../background.js';
 import { calibrationInputSchema } from '../input.js';
 import { CALIBRATION_ANNOTATIONS, EXECUTION_LABEL, executionNames } from './names.js';
 import type { BasePorts, CalibrationPorts } from './ports.js';
@@ -83,7 +84,14 @@ export async function cleanup(
       { ...KINDS.deployment, namespace, name },
       {
         metadata: {
-          annotations: { [CALIBRATION_ANNOTATIONS.execution]: null, [CALIBRATION_ANNOTATIONS.replicasBefore]: null },
+          annotations: {
+            [CALIBRATION_ANNOTATIONS.execution]: null,
+            [CALIBRATION_ANNOTATIONS.replicasBefore]: null,
+            [CALIBRATION_ANNOTATIONS.lastCalibration]: lastCalibrationRecord(
+              ports.clock.now(),
+              deployment?.background.rateRps ?? null,
+            ),
+          },
         },
       },
     );

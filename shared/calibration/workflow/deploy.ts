@@ -7,6 +7,7 @@ import {
   vllmServiceMonitor,
   type VllmDeploymentInputSpec,
 } from '../../kube/manifests/index.js';
+import { measureBackground, parseLastCalibration, refuseServingTarget, type Background } from '../background.js';
 import { CalibrationTargetBusyError, CalibrationTargetNotFoundError } from '../errors.js';
 import type { CalibrationInput } from '../input.js';
 import { CALIBRATION_ANNOTATIONS, executionNames } from './names.js';
@@ -16,12 +17,14 @@ import type { CalibrationStep } from './step.js';
 import { requireDeployment, serviceUrlFor } from './target.js';
 
 const event = z.object(baseEventShape);
-type Ports = BasePorts & Pick<CalibrationPorts, 'cluster'>;
+type Ports = BasePorts & Pick<CalibrationPorts, 'cluster' | 'metricsSource'>;
 
 /**
  * Deploy: applies the product's vLLM Deployment, Service and ServiceMonitor (deploy.mode `apply`) or adopts the
  * running Deployment (`adopt`); either way records the replica count on the Deployment (so any cleanup can restore
  * it), pauses its ScaledObject at `testReplicas` when there is one, and scales the Deployment to `testReplicas`.
+ * First, before any change, it measures what the target already serves (shared/calibration/background.ts) and
+ * refuses a target that serves users in `adopt` mode unless `deploy.allowServingTraffic` is true.
  * Safe to retry: the record of the first attempt is kept.
  */
 export async function deploy(ports: Ports, { input, execution }: z.output<typeof event>): Promise<DeploymentState> {
@@ -46,6 +49,19 @@ export async function deploy(ports: Ports, { input, execution }: z.output<typeof
       );
     findTriggers(scaledObject);
   }
+
+  // The target's own users, measured before anything changes (a refusal leaves the cluster as it was). A Deployment
+  // that does not exist yet (apply) serves nobody.
+  const background: Background =
+    live === undefined
+      ? { rateRps: 0, reason: 'the Deployment does not exist yet: it serves nobody' }
+      : await measureBackground(
+          ports.metricsSource(input.target),
+          input,
+          ports.clock.now(),
+          parseLastCalibration(live.metadata.annotations?.[CALIBRATION_ANNOTATIONS.lastCalibration]),
+        );
+  refuseServingTarget(input, background);
 
   // What to restore: the replica count before the first attempt, which a retry finds recorded on the Deployment.
   const recorded =
@@ -88,6 +104,7 @@ export async function deploy(ports: Ports, { input, execution }: z.output<typeof
     scaledObject: scaledObject === undefined ? null : { namespace, name: scaledObjectName },
     startedAtMs: ports.clock.now(),
     actions,
+    background,
   };
   ports.logger.info('deployment ready for the calibration', { execution: execution.name, ...state });
   return state;

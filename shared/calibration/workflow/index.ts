@@ -4,6 +4,7 @@
  */
 export { analyzeStep } from './analyze.js';
 export { applyThresholdsStep } from './applyThresholds.js';
+export { awaitStepDataStep } from './awaitStepData.js';
 export { checkJobStep } from './checkJob.js';
 export { checkRolloutStep } from './checkRollout.js';
 export { cleanupStep } from './cleanup.js';

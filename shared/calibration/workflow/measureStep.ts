@@ -1,67 +1,65 @@
 import * as z from 'zod';
-import { containerStartMs } from '../../kube/index.js';
 import { measureStep as measure } from '../measure.js';
-import type { StepEnding, StepMeasurement } from '../types.js';
+import type { K6Summary } from '../../kube/index.js';
+import type { StepMeasurement } from '../types.js';
 import { readJobSummary } from './k6Jobs.js';
 import type { BasePorts, CalibrationPorts } from './ports.js';
-import { baseEventShape, loadStateSchema, stepsSchema, watchStateSchema } from './state.js';
+import { baseEventShape, loadStateSchema, stepDataStateSchema, stepsSchema, watchStateSchema } from './state.js';
 import type { CalibrationStep } from './step.js';
+import { earlyWindow, heldWindow } from './stepWindow.js';
 
 type Ports = BasePorts & Pick<CalibrationPorts, 'cluster' | 'metricsSource'>;
 const event = z.object({
   ...baseEventShape,
   load: loadStateSchema,
   watch: watchStateSchema.nullable(),
+  stepData: stepDataStateSchema.nullable(),
   steps: stepsSchema,
 });
 
 /**
  * MeasureStep: measures the step's window in AMP (→ `$.steps`, with this step's measurement replacing any earlier one
- * of the same index, so a retry does not add it twice) and records how the step ended.
- * - Held: the k6 summary from the Job's Pod log; the window starts when the load did (the later of the Job's creation,
- *   to the millisecond, and the k6 container's start, to the second) and lasts the hold.
+ * of the same index, so a retry does not add it twice) and records how the step ended and how long AMP took to hold
+ * the window (AwaitStepData looked before: the window is complete in AMP).
+ * - Held: the k6 summary from the Job's Pod log; the window starts when the load did (shared/calibration/workflow/
+ *   stepWindow.ts) and lasts the hold.
  * - Ended early by WatchLoadStep: the Job was stopped, so there is no k6 summary (null); the window runs from the
- *   load's start to the latest queue sample the decision saw.
+ *   load's start to the end of what the decision saw.
  */
 export async function measureStep(
   ports: Ports,
-  { input, execution, load, watch, steps }: z.output<typeof event>,
+  { input, execution, load, watch, stepData, steps }: z.output<typeof event>,
 ): Promise<StepMeasurement[]> {
-  const early = watch?.job === load.job.name && watch.status === 'ended' ? watch : null;
-  let measurement: StepMeasurement;
-  const window = { index: load.index, rateRps: load.rateRps };
+  const early = earlyWindow(load, watch);
   const source = { source: ports.metricsSource(input.target) };
-  if (early?.ending && early.loadStartMs !== null && early.windowEndMs !== null) {
-    const startMs = early.loadStartMs;
-    const endMs = early.windowEndMs;
-    const ending: StepEnding = early.ending;
-    measurement = await measure(
-      source,
-      input,
-      { ...window, holdSeconds: (endMs - startMs) / 1000, startMs, endMs },
-      null,
-      ending,
-    );
-  } else {
-    const cluster = await ports.cluster(input.target);
-    const { summary, pod } = await readJobSummary(cluster, load.job);
-    const startMs = Math.max(load.job.createdAtMs, containerStartMs(pod) ?? load.job.createdAtMs);
-    const endMs = startMs + load.holdSeconds * 1000;
-    const ending: StepEnding = {
-      kind: 'held',
-      reason:
-        watch?.job === load.job.name ? watch.reason : `held the planned ${load.holdSeconds} s (no look was recorded)`,
-      heldSeconds: load.holdSeconds,
-      plannedHoldSeconds: load.holdSeconds,
-    };
-    measurement = await measure(
-      source,
-      input,
-      { ...window, holdSeconds: load.holdSeconds, startMs, endMs },
-      summary,
-      ending,
-    );
+  let summary: K6Summary | null = null;
+  let window = early;
+  if (window === null) {
+    const finished = await readJobSummary(await ports.cluster(input.target), load.job);
+    summary = finished.summary;
+    window = heldWindow(load, watch, finished.pod);
   }
+  const { startMs, endMs, ending } = window;
+  const measured = await measure(
+    source,
+    input,
+    {
+      index: load.index,
+      rateRps: load.rateRps,
+      // Recorded only when the target's users offered part of the rate: otherwise k6 offered all of it.
+      ...(load.backgroundRps > 0 ? { k6RateRps: load.k6RateRps } : {}),
+      holdSeconds: (endMs - startMs) / 1000,
+      startMs,
+      endMs,
+    },
+    summary,
+    ending,
+  );
+  const ingestion =
+    stepData?.job === load.job.name && stepData.status === 'in'
+      ? { waitedSeconds: stepData.waitedSeconds, looks: stepData.looks, reason: stepData.reason }
+      : undefined;
+  const measurement: StepMeasurement = ingestion === undefined ? measured : { ...measured, ingestion };
   ports.logger.info('step measured', {
     execution: execution.name,
     index: load.index,
@@ -69,6 +67,7 @@ export async function measureStep(
     ending: measurement.ending?.kind,
     saturated: measurement.verdict.saturated,
     reasons: measurement.verdict.reasons,
+    ingestion: ingestion?.reason,
   });
   return [...steps.filter((step) => step.index !== load.index), measurement].sort((a, b) => a.index - b.index);
 }

@@ -14,6 +14,11 @@ export const CALIBRATION_ANNOTATIONS = {
   execution: 'vllm-eks-pilot/calibration',
   /** `spec.replicas` before the calibration scaled it; `""` when the calibration created the Deployment. */
   replicasBefore: 'vllm-eks-pilot/replicas-before-calibration',
+  /**
+   * Written by Cleanup, kept after it: when the last calibration ended and the background it measured (JSON), so the
+   * next one does not mistake that calibration's load, still in AMP's recent rates, for users.
+   */
+  lastCalibration: 'vllm-eks-pilot/last-calibration',
 } as const;
 
 const LABEL_VALUE = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;

@@ -1,4 +1,5 @@
 import { analyzeStep } from './analyze.js';
+import { awaitStepDataStep } from './awaitStepData.js';
 import { applyThresholdsStep } from './applyThresholds.js';
 import { checkJobStep } from './checkJob.js';
 import { checkRolloutStep } from './checkRollout.js';
@@ -29,6 +30,7 @@ export const CALIBRATION_STEPS = {
   planNextStep: planNextStepStep,
   startLoadStep: startLoadStepStep,
   watchLoadStep: watchLoadStepStep,
+  awaitStepData: awaitStepDataStep,
   measureStep: measureStepStep,
   analyze: analyzeStep,
   applyThresholds: applyThresholdsStep,

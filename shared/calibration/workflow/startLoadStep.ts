@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ensureJob } from '../../kube/index.js';
+import { k6RateFor } from '../background.js';
 import { k6LoadJob } from '../../kube/manifests/index.js';
 import { JOB_BOUND_SLACK_SECONDS } from './k6Jobs.js';
 import { EXECUTION_LABEL, executionNames } from './names.js';
@@ -25,7 +26,8 @@ const event = z.object({
 const K6_OVERHEAD_SECONDS = 90;
 
 /**
- * StartLoadStep: the constant-arrival-rate k6 Job of the planned step (`calib-<hash>-s<index>`, labelled with the
+ * StartLoadStep: the constant-arrival-rate k6 Job of the planned step, at the planned rate less the background the
+ * target already serves (`calib-<hash>-s<index>`, labelled with the
  * execution). A Job already there (a retry) is returned, not created again: the same step never loads twice.
  */
 export async function startLoadStep(
@@ -39,6 +41,9 @@ export async function startLoadStep(
   const holdSeconds = Math.ceil(plan.holdSeconds);
   const requestTimeoutSeconds = Math.ceil(input.request.timeoutSeconds);
   const deadlineSeconds = holdSeconds + requestTimeoutSeconds + K6_OVERHEAD_SECONDS;
+  // The strategy plans the rate the replica sees in all; the target's own traffic already offers part of it.
+  const backgroundRps = deployment.background.rateRps;
+  const k6RateRps = k6RateFor(plan.rateRps, backgroundRps);
   const { created, createdAtMs } = await ensureJob(
     cluster,
     k6LoadJob({
@@ -50,7 +55,7 @@ export async function startLoadStep(
       promptTokens: input.request.promptTokens,
       maxTokens: input.request.maxTokens,
       requestTimeoutSeconds,
-      rate: plan.rateRps,
+      rate: k6RateRps,
       durationSeconds: holdSeconds,
       preAllocatedVUs: input.plan.preAllocatedVUs,
       maxVUs: Math.max(input.plan.maxVUs, input.plan.preAllocatedVUs),
@@ -62,7 +67,9 @@ export async function startLoadStep(
   ports.logger.info(created ? 'load job created' : 'load job found (retry)', {
     execution: execution.name,
     job: name,
-    rateRps: plan.rateRps,
+    rateRps: k6RateRps + backgroundRps,
+    k6RateRps,
+    backgroundRps,
     holdSeconds,
   });
   return {
@@ -74,7 +81,9 @@ export async function startLoadStep(
       boundSeconds: deadlineSeconds + JOB_BOUND_SLACK_SECONDS,
     },
     index: plan.index,
-    rateRps: plan.rateRps,
+    rateRps: k6RateRps + backgroundRps,
+    k6RateRps,
+    backgroundRps,
     holdSeconds,
     ...(plan.stableAfterFraction === undefined ? {} : { stableAfterFraction: plan.stableAfterFraction }),
   };

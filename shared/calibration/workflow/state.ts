@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { CalibrationInputInvalidError } from '../errors.js';
 import { calibrationInputSchema, parseCalibrationInput, type CalibrationInput } from '../input.js';
-import type { StepMeasurement } from '../types.js';
+import { K6_SIGNAL_RULES, type K6Reading } from '../k6Signal.js';
+import { STEP_ENDING_EVIDENCE, type StepMeasurement } from '../types.js';
 
 /**
  * The slices of the state machine's state that the steps receive (their states' Parameters), and the slices they
@@ -53,6 +54,8 @@ export const deploymentStateSchema = z.object({
   startedAtMs: z.number(),
   /** What was done, for the logs and the events: "adopted", "deployment configured", "scaledobject paused at 1". */
   actions: z.array(z.string()),
+  /** What the target served before anything changed (shared/calibration/background.ts): k6 adds to it. */
+  background: z.object({ rateRps: z.number().min(0), reason: z.string() }),
 });
 export type DeploymentState = z.infer<typeof deploymentStateSchema>;
 
@@ -90,7 +93,11 @@ export type PlanState = z.infer<typeof planStateSchema>;
 export const loadStateSchema = z.object({
   job: jobRefSchema,
   index: z.number().int().min(0),
+  /** The rate offered in all: k6's plus the background the target already served. */
   rateRps: z.number().positive(),
+  /** k6's share of rateRps (rateRps when the target serves nobody else). */
+  k6RateRps: z.number().positive(),
+  backgroundRps: z.number().min(0),
   /** The hold the Job runs, whole seconds. */
   holdSeconds: z.number().positive(),
   /** The strategy's stricter stable-ending bar for this step (WatchLoadStep), if any. */
@@ -109,18 +116,53 @@ export const watchStateSchema = z.object({
   waitSeconds: z.number().int().min(1),
   /** When the load started (epoch ms): the later of the Job's creation and the k6 container's start; null before. */
   loadStartMs: z.number().nullable(),
-  /** An early ending: the decision and the end of the window the decision saw (its latest queue sample). */
+  /**
+   * An early ending, and the end of the window MeasureStep measures: the latest queue sample the decision saw (AMP),
+   * or the moment the Job was stopped (k6: its readings are live).
+   */
   ending: z
     .object({
       kind: z.enum(['saturated-early', 'stable-early']),
       reason: z.string(),
       heldSeconds: z.number().min(0),
       plannedHoldSeconds: z.number().positive(),
+      evidence: z.enum(STEP_ENDING_EVIDENCE).optional(),
     })
     .nullable(),
   windowEndMs: z.number().nullable(),
+  /** This step's readings of k6's live metrics so far, the latest K6_SIGNAL_RULES.keptReadings (k6Signal.ts). */
+  k6Readings: z
+    .array(
+      z.object({
+        tMs: z.number(),
+        vus: z.number().min(0),
+        iterations: z.number().min(0),
+        droppedIterations: z.number().min(0),
+        httpReqs: z.number().min(0),
+      }) satisfies z.ZodType<K6Reading>,
+    )
+    .max(K6_SIGNAL_RULES.keptReadings)
+    .optional(),
 });
 export type WatchState = z.infer<typeof watchStateSchema>;
+
+/** `$.stepData`: AwaitStepData's last look at whether AMP holds the step's window (null before the first). */
+export const stepDataStateSchema = z.object({
+  /** The load Job whose window was looked for: a look at an earlier step's window says nothing about this one. */
+  job: z.string(),
+  /** `in`: AMP holds samples past the window's end (measure it); `waiting`: look again after waitSeconds. */
+  status: z.enum(['in', 'waiting']),
+  reason: z.string(),
+  windowEndMs: z.number(),
+  latestSampleMs: z.number().nullable(),
+  /** Seconds from the window's end to this look. */
+  waitedSeconds: z.number().min(0),
+  looks: z.number().int().min(1),
+  firstLookMs: z.number(),
+  /** Whole seconds until the next look (SecondsPath takes integers). */
+  waitSeconds: z.number().int().min(1),
+});
+export type StepDataState = z.infer<typeof stepDataStateSchema>;
 
 /** A poll loop's previous answer (`$.rollout`, `$.warmupCheck`, `$.readiness`, `$.loadCheck`); null before the first. */
 export const previousCheckSchema = z

@@ -2,12 +2,14 @@ import * as z from 'zod';
 import { containerStartMs, jobPhase, jobPod, KINDS, PROPAGATION_POLICIES } from '../../kube/index.js';
 import type { MetricsSource } from '../../metrics/index.js';
 import { decideStepEnding, DEFAULT_MIN_SECONDS_FRACTION, type QueueSample } from '../earlyStop.js';
+import type { KvCacheSample } from '../kvCache.js';
 import { CalibrationJobFailedError } from '../errors.js';
 import { fmt } from '../format.js';
 import type { CalibrationInput } from '../input.js';
 import { READINESS_RULES, queueStepSeconds } from '../rules.js';
 import { calibrationTarget, scrapeSamplesQuery, stepQueries } from '../stepQueries.js';
 import { jobFailedError } from './k6Jobs.js';
+import { lookAtK6, type K6Look } from './k6Live.js';
 import type { BasePorts, CalibrationPorts } from './ports.js';
 import { baseEventShape, loadStateSchema, watchStateSchema, type WatchState } from './state.js';
 import type { CalibrationStep } from './step.js';
@@ -17,9 +19,11 @@ const event = z.object({ ...baseEventShape, load: loadStateSchema, previous: wat
 
 /**
  * WatchLoadStep: one look at the running load step (→ `$.watch`). Once its hold is over → `held` (CheckLoadJob then
- * waits for k6's summary). Before, it asks AMP for the step's queue samples so far and shared/calibration/earlyStop.ts
- * whether the outcome is already evident; if so it stops the k6 Job (deleted, propagation Foreground, so its Pod
- * and the load go with it) and returns `ended` with the ending, else `continue` with the seconds until the next look.
+ * waits for k6's summary). Before, it reads k6's live metrics through the Pod proxy (./k6Live.ts: saturation without
+ * AMP's lag, shared/calibration/k6Signal.ts), then asks AMP for the step's queue samples so far and
+ * shared/calibration/earlyStop.ts whether the outcome is already evident; if either says so it stops the k6 Job
+ * (deleted, propagation Foreground, so its Pod and the load go with it) and returns `ended` with the ending and its
+ * evidence, else `continue` with the seconds until the next look.
  * A Job that failed throws CalibrationJobFailedError (as CheckJob would); one that is gone, too.
  */
 export async function watchLoadStep(
@@ -44,10 +48,19 @@ export async function watchLoadStep(
   const loadStartMs = startedMs === undefined ? null : Math.max(job.createdAtMs, startedMs);
   const nowMs = ports.clock.now();
   const hold = load.holdSeconds;
+  /** This look's reading of k6's live metrics, once taken: carried in the state, its note added to the reason. */
+  let k6: K6Look | undefined;
   const look = (
     fields: Pick<WatchState, 'status' | 'reason' | 'waitSeconds'> & Partial<Omit<WatchState, 'job'>>,
   ): WatchState => {
     const state: WatchState = { job: job.name, loadStartMs, ending: null, windowEndMs: null, ...fields };
+    // An early ending not decided from k6's live metrics was decided from AMP's queue.
+    if (state.ending !== null && state.ending.evidence === undefined)
+      state.ending = { ...state.ending, evidence: 'amp' };
+    if (k6 !== undefined) {
+      state.k6Readings = k6.readings;
+      if (state.ending?.evidence !== 'k6') state.reason = `${state.reason}; ${k6.note}`;
+    }
     ports.logger.info('load step watched', { execution: execution.name, ...state });
     return state;
   };
@@ -71,6 +84,43 @@ export async function watchLoadStep(
   const elapsed = (nowMs - loadStartMs) / 1000;
   const remaining = hold - elapsed;
   if (!settings.enabled) return look({ status: 'continue', reason: heldReason(), waitSeconds: waitUntil(remaining) });
+
+  // k6's live metrics first: they have no ingestion lag, so a saturated step ends now, even before AMP holds a sample
+  // of it. AMP's series stay the judge of the step's verdict (MeasureStep), over the window up to the Job's stop.
+  if (pod !== undefined) {
+    k6 = await lookAtK6({
+      cluster,
+      clock: ports.clock,
+      namespace: job.namespace,
+      job: job.name,
+      pod: pod.metadata.name,
+      previous,
+      loadStartMs,
+      offeredRps: load.rateRps,
+      plannedHoldSeconds: hold,
+      settings,
+    });
+    if (k6.decision.action === 'end') {
+      await cluster.delete(
+        { ...KINDS.job, namespace: job.namespace, name: job.name },
+        { propagationPolicy: PROPAGATION_POLICIES.foreground },
+      );
+      const stoppedMs = ports.clock.now();
+      return look({
+        status: 'ended',
+        reason: k6.decision.reason,
+        waitSeconds: 1,
+        ending: {
+          kind: 'saturated-early',
+          reason: k6.decision.reason,
+          evidence: 'k6',
+          heldSeconds: Math.min(hold, (stoppedMs - loadStartMs) / 1000),
+          plannedHoldSeconds: hold,
+        },
+        windowEndMs: stoppedMs,
+      });
+    }
+  }
   // Nothing can be decided before the earlier of the two endings' least times: no AMP query until then.
   const earliest = Math.min(
     settings.minSeconds ?? DEFAULT_MIN_SECONDS_FRACTION * hold,
@@ -84,8 +134,8 @@ export async function watchLoadStep(
     });
 
   const source = ports.metricsSource(input.target);
-  const [samples, lifetime] = await Promise.all([
-    queueSamplesSoFar(source, input, hold, loadStartMs, nowMs),
+  const [{ samples, kvCache }, lifetime] = await Promise.all([
+    ampSamplesSoFar(source, input, hold, loadStartMs, nowMs),
     lifetimeSoFar(source, input, elapsed, nowMs),
   ]);
   const latestMs = samples.at(-1)?.tMs ?? loadStartMs;
@@ -96,6 +146,7 @@ export async function watchLoadStep(
     pods: input.testReplicas,
     requestLifetimeSeconds: lifetime,
     settings,
+    kvCache,
   });
   if (decision.action === 'continue')
     return look({
@@ -145,16 +196,17 @@ async function lifetimeSoFar(
 }
 
 /**
- * `sum(vllm:num_requests_waiting)` from the load's start to now, at the step's query step but never closer than the
- * scrape interval (estimated as the readiness gate does): repeats of one scrape are not independent samples.
+ * AMP's samples from the load's start to now: `sum(vllm:num_requests_waiting)` and the busiest Pod's KV-cache usage,
+ * at the step's query step but never closer than the scrape interval (estimated as the readiness gate does): repeats
+ * of one scrape are not independent samples. Also the preemptions since the load began (an instant `increase`).
  */
-async function queueSamplesSoFar(
+async function ampSamplesSoFar(
   source: MetricsSource,
   input: CalibrationInput,
   holdSeconds: number,
   startMs: number,
   nowMs: number,
-): Promise<QueueSample[]> {
+): Promise<{ samples: QueueSample[]; kvCache: { samples: KvCacheSample[]; preemptions: number } }> {
   const target = calibrationTarget(input);
   const probe = await source.instant(scrapeSamplesQuery(target, READINESS_RULES.scrapeProbeSeconds), {
     timeMs: nowMs,
@@ -162,12 +214,27 @@ async function queueSamplesSoFar(
   const scrapes = probe[0]?.value ?? 0;
   const scrapeSeconds =
     scrapes >= 2 ? READINESS_RULES.scrapeProbeSeconds / scrapes : READINESS_RULES.defaultScrapeIntervalSeconds;
-  const series = await source.range(stepQueries(target, holdSeconds).queue, {
+  const queries = stepQueries(target, holdSeconds);
+  const span = {
     startMs,
     endMs: nowMs,
     stepSeconds: Math.max(queueStepSeconds(holdSeconds), Math.round(scrapeSeconds)),
-  });
-  return (series[0]?.points ?? [])
-    .filter((p) => Number.isFinite(p.value))
-    .map((p) => ({ tMs: p.timestampMs, queue: p.value }));
+  };
+  const soFar = stepQueries(target, Math.max(1, (nowMs - startMs) / 1000));
+  const [queue, kv, preempted] = await Promise.all([
+    source.range(queries.queue, span),
+    source.range(queries.kvCacheLast, span),
+    source.instant(soFar.preemptions, { timeMs: nowMs }),
+  ]);
+  const points = (series: typeof queue) => (series[0]?.points ?? []).filter((p) => Number.isFinite(p.value));
+  const preemptions = preempted[0]?.value;
+  return {
+    samples: points(queue).map((p) => ({ tMs: p.timestampMs, queue: p.value })),
+    kvCache: {
+      samples: points(kv).map((p) => ({ tMs: p.timestampMs, usage: p.value })),
+      // No series: the counter did not exist, nothing was preempted. NaN or negative stays suspect (earlyStop.ts
+      // then refuses a stable ending on it).
+      preemptions: preemptions ?? 0,
+    },
+  };
 }

@@ -58,7 +58,9 @@ export const CONTROL_PLANE_RULES: readonly ControlPlaneRule[] = [
     apiGroups: [''],
     resources: ['pods/proxy'],
     verbs: ['get'],
-    why: "preflight reads a replica's /metrics through the API server when AMP has none of its series (check 1)",
+    why:
+      "preflight reads a replica's /metrics through the API server when AMP has none of its series (check 1); " +
+      "calibration reads the running k6 Pod's live metrics (k6's REST API, /v1/metrics) to end a saturated step early",
   },
   {
     apiGroups: [''],

@@ -1,6 +1,6 @@
 import type { IJob } from 'kubernetes-models/batch/v1/Job';
 import * as z from 'zod';
-import { K6_ENV, K6_IMAGE } from '../k6.js';
+import { K6_ENV, K6_IMAGE, K6_REST } from '../k6.js';
 import type { KubeObject } from '../types.js';
 import { K6_REQUEST_DEFAULTS, K6_SCRIPT } from './k6Script.js';
 import { DEFAULT_K6_SCRIPT_CONFIGMAP } from './k6ScriptConfigMap.js';
@@ -54,7 +54,10 @@ export interface K6JobParts {
   env: Partial<Record<keyof typeof K6_ENV, string | number>>;
 }
 
-/** Builds a k6 Job: grafana/k6 runs the mounted script once (backoffLimit 0: a failed measurement is not re-run). */
+/**
+ * Builds a k6 Job: grafana/k6 runs the mounted script once (backoffLimit 0: a failed measurement is not re-run), with
+ * its REST API on port K6_REST.port.
+ */
 export function buildK6Job(parts: K6JobParts): KubeObject {
   const labels = {
     ...parts.labels,
@@ -82,7 +85,10 @@ export function buildK6Job(parts: K6JobParts): KubeObject {
             {
               name: 'k6',
               image: K6_IMAGE,
-              args: ['run', `${K6_SCRIPT.mountPath}/${K6_SCRIPT.key}`],
+              // k6's REST API on the Pod's address (its default, localhost, is out of the Pod proxy's reach): the
+              // calibration reads the live metrics from it (shared/calibration/k6Signal.ts).
+              args: ['run', '--address', `0.0.0.0:${K6_REST.port}`, `${K6_SCRIPT.mountPath}/${K6_SCRIPT.key}`],
+              ports: [{ name: K6_REST.portName, containerPort: K6_REST.port, protocol: 'TCP' }],
               env,
               volumeMounts: [{ name: 'script', mountPath: K6_SCRIPT.mountPath, readOnly: true }],
             },

@@ -13,7 +13,12 @@ type JobShape = {
       metadata: { labels: Record<string, string>; annotations: Record<string, string> };
       spec: {
         restartPolicy: string;
-        containers: Array<{ env: Array<{ name: string; value: string }>; volumeMounts: unknown[] }>;
+        containers: Array<{
+          args: string[];
+          ports: unknown[];
+          env: Array<{ name: string; value: string }>;
+          volumeMounts: unknown[];
+        }>;
         volumes: unknown[];
       };
     };
@@ -47,6 +52,15 @@ describe('Function: k6LoadJob', () => {
       { name: 'script', mountPath: '/scripts', readOnly: true },
     ]);
     expect(job.spec.template.spec.volumes).toEqual([{ name: 'script', configMap: { name: 'vllm-pilot-k6-script' } }]);
+  });
+
+  it("serves k6's REST API on the Pod's address and declares its port, so the calibration reads live metrics", () => {
+    // Act
+    const container = (k6LoadJob(minimal) as unknown as JobShape).spec.template.spec.containers[0];
+
+    // Assess: localhost (k6's default) would be out of the API server's Pod proxy's reach.
+    expect(container?.args).toEqual(['run', '--address', '0.0.0.0:6565', '/scripts/load.js']);
+    expect(container?.ports).toEqual([{ name: 'k6-api', containerPort: 6565, protocol: 'TCP' }]);
   });
 
   it('labels the Job and its Pod with the caller labels, so a cleanup can delete every Job of a run', () => {

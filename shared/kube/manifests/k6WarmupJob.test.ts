@@ -25,7 +25,7 @@ describe('Function: k6WarmupJob', () => {
     new Job(job as never).validate();
     const container = job.spec.template.spec.containers[0];
     expect(container?.image).toBe(K6_IMAGE);
-    expect(container?.args).toEqual(['run', '/scripts/load.js']);
+    expect(container?.args).toEqual(['run', '--address', '0.0.0.0:6565', '/scripts/load.js']);
     expect(Object.fromEntries((container?.env ?? []).map((e) => [e.name, e.value]))).toEqual({
       VLLM_PILOT_TARGET_URL: 'http://vllm-inference-svc.default.svc:8000',
       VLLM_PILOT_MODEL: 'ministral',
