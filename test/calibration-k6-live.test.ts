@@ -14,18 +14,25 @@ import {
 } from '../sim/harness/index.js';
 import { DEMO_SHAPE } from './helpers/twin.js';
 
-// Early step ending from k6's live metrics on a twin whose Prometheus scrapes every 15 s (as slow as AWS's 30 s
-// scrapes make AMP, in kind): AMP cannot hold the six queue samples an ending needs within the step, so only k6's
-// REST API, read through the API server's Pod proxy at each look, can end a saturated step early.
+// Early step ending from k6's live metrics on a twin as slow as the guide's AWS setup: Prometheus scrapes every 30 s
+// and samples reach "AMP" 60 s late (remote write through the lagging relay). AMP cannot hold the queue samples an
+// ending needs within the step, so only k6's REST API, read through the API server's Pod proxy at each look, can end a
+// saturated step early; and the step is measured only once AMP holds its whole window (AwaitStepData).
 
-const LONG = 300_000;
+const LAG_SECONDS = 60;
+const LONG = 480_000;
 let twin: Twin;
 let reportsDir: string;
 
 beforeAll(async () => {
   const demo = await loadProfile('demo');
   twin = await startTwin({
-    profile: { ...demo, replicas: 1, prometheus: { ...demo.prometheus, scrapeIntervalSeconds: 15 } },
+    profile: {
+      ...demo,
+      replicas: 1,
+      prometheus: { ...demo.prometheus, scrapeIntervalSeconds: 30 },
+      amp: { ingestionLagSeconds: LAG_SECONDS, ingestionJitterSeconds: 0 },
+    },
     allowInstallPrometheus: false,
   });
   reportsDir = await mkdtemp(join(tmpdir(), 'vllm-pilot-k6-live-'));
@@ -38,9 +45,9 @@ afterAll(async () => {
 
 describe("Workflow: calibration ending a step early from k6's live metrics", () => {
   it(
-    'ends a step at 50 req/s on a 35 req/s replica as saturated early with evidence k6, before AMP could',
+    'ends a step at 50 req/s on a 35 req/s replica early with evidence k6, and measures it once AMP holds its window',
     async () => {
-      // Prepare: in flight grows about 15 per second; no ending before 24 s, looks every 3 s, a 60 s hold.
+      // Prepare: in flight grows about 15 per second; no ending before 24 s, looks every 3 s, a 120 s hold.
       const calibration = await startTwinCalibration(twin.state, {
         input: {
           target: {
@@ -54,9 +61,11 @@ describe("Workflow: calibration ending a step early from k6's live metrics", () 
           testReplicas: 1,
           request: { promptTokens: DEMO_SHAPE.promptTokens, maxTokens: DEMO_SHAPE.maxTokens },
           warmup: { requests: 10 },
-          plan: { rates: [50], holdSeconds: 60, restSeconds: 1, earlyStop: { minSeconds: 24, watchSeconds: 3 } },
+          plan: { rates: [50], holdSeconds: 120, restSeconds: 1, earlyStop: { minSeconds: 24, watchSeconds: 3 } },
           rollout: { timeoutSeconds: 60, pollSeconds: 1 },
-          readiness: { timeoutSeconds: 120, pollSeconds: 1 },
+          // The Pods' series reach AMP a lag and a scrape after they start.
+          readiness: { timeoutSeconds: 240, pollSeconds: 1 },
+          ingestion: { timeoutSeconds: 180, pollSeconds: 2 },
         },
         executionName: 'calib-k6-live',
         reportsDir,
@@ -74,16 +83,17 @@ describe("Workflow: calibration ending a step early from k6's live metrics", () 
       }
 
       // Assess
-      expect(outcome.status).toBe('succeeded');
+      expect(outcome).toMatchObject({ status: 'succeeded' });
       const output = (outcome.status === 'succeeded' ? outcome.output : {}) as {
         steps: StepMeasurement[];
         report: { reportLocation: string };
       };
       const report = JSON.parse(await readFile(output.report.reportLocation, 'utf8')) as CalibrationReport;
       const step = report.steps[0] as StepMeasurement;
-      expect(step.ending).toMatchObject({ kind: 'saturated-early', evidence: 'k6', plannedHoldSeconds: 60 });
-      expect(step.ending?.heldSeconds).toBeGreaterThanOrEqual(24);
-      expect(step.ending?.heldSeconds).toBeLessThan(40);
+      expect(step.ending).toMatchObject({ kind: 'saturated-early', evidence: 'k6', plannedHoldSeconds: 120 });
+      // k6 saw the saturation from 24 s on; the step went on until AMP's window spans two 30 s scrapes (61 s).
+      expect(step.ending?.heldSeconds).toBeGreaterThanOrEqual(61);
+      expect(step.ending?.heldSeconds).toBeLessThan(80);
       expect(step.ending?.reason).toMatch(
         /^k6: requests in flight rose from \d+ to \d+ over \d+ s \(\+[\d.]+\/s, t = /,
       );
@@ -98,6 +108,17 @@ describe("Workflow: calibration ending a step early from k6's live metrics", () 
       expect(ended.status).toBe('ended');
       expect(ended.k6Readings?.length).toBeGreaterThanOrEqual(5);
       expect(looks.filter((l) => l.status === 'continue' && /; k6: /.test(l.reason)).length).toBeGreaterThan(0);
+      expect(looks.some((l) => /held on until 61 s of load, so that AMP's window holds 2 scrapes/.test(l.reason))).toBe(
+        true,
+      );
+
+      // No judging before AMP held the window: AwaitStepData first waited, and the step records when AMP had it.
+      const dataLooks = stepDataLooks(calibration.run.events);
+      expect(dataLooks[0]?.status).toBe('waiting');
+      expect(dataLooks.at(-1)?.status).toBe('in');
+      expect(dataLooks.at(-1)?.latestSampleMs).toBeGreaterThanOrEqual(Date.parse(step.windowEnd));
+      expect(step.ingestion?.reason).toMatch(/^AMP held samples past the window's end \d+ s after it/);
+      expect(step.ingestion?.waitedSeconds).toBeGreaterThanOrEqual(LAG_SECONDS - 5);
     },
     LONG,
   );
@@ -114,6 +135,15 @@ function watches(events: WorkflowEvent[]): WatchLook[] {
   return events.flatMap((e) =>
     e.type === 'StateExited' && e.state.name === 'WatchLoadStep'
       ? [(e.state.output as unknown as { watch: WatchLook }).watch]
+      : [],
+  );
+}
+
+/** AwaitStepData's looks, in order. */
+function stepDataLooks(events: WorkflowEvent[]): Array<{ status: string; latestSampleMs: number | null }> {
+  return events.flatMap((e) =>
+    e.type === 'StateExited' && e.state.name === 'AwaitStepData'
+      ? [(e.state.output as unknown as { stepData: { status: string; latestSampleMs: number | null } }).stepData]
       : [],
   );
 }

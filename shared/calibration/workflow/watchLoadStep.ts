@@ -6,13 +6,17 @@ import type { KvCacheSample } from '../kvCache.js';
 import { CalibrationJobFailedError } from '../errors.js';
 import { fmt } from '../format.js';
 import type { CalibrationInput } from '../input.js';
-import { READINESS_RULES, queueStepSeconds } from '../rules.js';
-import { calibrationTarget, scrapeSamplesQuery, stepQueries } from '../stepQueries.js';
+import { queueStepSeconds } from '../rules.js';
+import { estimateScrapeSeconds } from '../scrapeInterval.js';
+import { calibrationTarget, stepQueries } from '../stepQueries.js';
 import { jobFailedError } from './k6Jobs.js';
 import { lookAtK6, type K6Look } from './k6Live.js';
 import type { BasePorts, CalibrationPorts } from './ports.js';
 import { baseEventShape, loadStateSchema, watchStateSchema, type WatchState } from './state.js';
 import type { CalibrationStep } from './step.js';
+
+/** The fewest scrapes AMP's window of a step ended early must span to be measured (two samples for increase()). */
+const MIN_SCRAPES_IN_WINDOW = 2;
 
 type Ports = BasePorts & Pick<CalibrationPorts, 'cluster' | 'metricsSource'>;
 const event = z.object({ ...baseEventShape, load: loadStateSchema, previous: watchStateSchema.nullable() });
@@ -100,6 +104,27 @@ export async function watchLoadStep(
       plannedHoldSeconds: hold,
       settings,
     });
+    // AMP judges the step over [load start, stop]: a window shorter than MIN_SCRAPES_IN_WINDOW scrapes would hold too
+    // few samples for it to measure (no increase(), no queue slope), so k6's ending waits until the window has them.
+    const scrapeSeconds =
+      k6.decision.action === 'end'
+        ? await estimateScrapeSeconds(ports.metricsSource(input.target), calibrationTarget(input), nowMs)
+        : 0;
+    const measurableAfter = MIN_SCRAPES_IN_WINDOW * scrapeSeconds + 1;
+    if (k6.decision.action === 'end' && elapsed < measurableAfter) {
+      k6 = {
+        ...k6,
+        decision: { action: 'continue', reason: k6.decision.reason },
+        note:
+          `${k6.decision.reason}; held on until ${fmt(measurableAfter, 0)} s of load, so that AMP's window holds ` +
+          `${MIN_SCRAPES_IN_WINDOW} scrapes (about ${fmt(scrapeSeconds, 0)} s apart) to measure`,
+      };
+      return look({
+        status: 'continue',
+        reason: `after ${fmt(elapsed, 0)} s`,
+        waitSeconds: waitUntil(Math.min(remaining, measurableAfter - elapsed)),
+      });
+    }
     if (k6.decision.action === 'end') {
       await cluster.delete(
         { ...KINDS.job, namespace: job.namespace, name: job.name },
@@ -208,12 +233,7 @@ async function ampSamplesSoFar(
   nowMs: number,
 ): Promise<{ samples: QueueSample[]; kvCache: { samples: KvCacheSample[]; preemptions: number } }> {
   const target = calibrationTarget(input);
-  const probe = await source.instant(scrapeSamplesQuery(target, READINESS_RULES.scrapeProbeSeconds), {
-    timeMs: nowMs,
-  });
-  const scrapes = probe[0]?.value ?? 0;
-  const scrapeSeconds =
-    scrapes >= 2 ? READINESS_RULES.scrapeProbeSeconds / scrapes : READINESS_RULES.defaultScrapeIntervalSeconds;
+  const scrapeSeconds = await estimateScrapeSeconds(source, target, nowMs);
   const queries = stepQueries(target, holdSeconds);
   const span = {
     startMs,
