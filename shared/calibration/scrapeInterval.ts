@@ -1,18 +1,34 @@
 /**
  * The scrape interval of the target's series, as AMP shows it (AMP does not expose the scrape configuration): the
- * probe window divided by the samples one series has in it. Counted up to AMP's newest sample, not up to now: with
- * an ingestion lag, the last seconds before now hold no sample yet, and a probe ending now would see too few samples
- * and take the interval for longer than it is.
+ * median gap between the distinct sample times of one series over the last two minutes AMP holds. Counted up to AMP's
+ * newest sample, not up to now: with an ingestion lag the last seconds before now hold no sample yet. (A count of
+ * samples in a window is biased: a 60 s window holds 3 samples 30 s apart when both ends fall on one.)
  */
 import type { Target } from '../config/index.js';
 import type { MetricsSource } from '../metrics/index.js';
+import { vllmSelector, VLLM } from '../metrics/index.js';
 import { READINESS_RULES } from './rules.js';
-import { latestSampleQuery, scrapeSamplesQuery } from './stepQueries.js';
+import { latestSampleQuery } from './stepQueries.js';
+
+/** How far back the sample times are read. */
+const PROBE_SECONDS = 120;
 
 export async function estimateScrapeSeconds(source: MetricsSource, target: Target, nowMs: number): Promise<number> {
   const latest = (await source.instant(latestSampleQuery(target), { timeMs: nowMs }))[0]?.value;
-  const atMs = latest === undefined || !Number.isFinite(latest) ? nowMs : Math.min(nowMs, Math.round(latest * 1000));
-  const probe = await source.instant(scrapeSamplesQuery(target, READINESS_RULES.scrapeProbeSeconds), { timeMs: atMs });
-  const scrapes = probe[0]?.value ?? 0;
-  return scrapes >= 2 ? READINESS_RULES.scrapeProbeSeconds / scrapes : READINESS_RULES.defaultScrapeIntervalSeconds;
+  const endMs = latest === undefined || !Number.isFinite(latest) ? nowMs : Math.min(nowMs, Math.round(latest * 1000));
+  const series = await source.range(`timestamp(${vllmSelector(target, VLLM.numRequestsRunning)})`, {
+    startMs: endMs - PROBE_SECONDS * 1000,
+    endMs,
+    stepSeconds: 1,
+  });
+  return scrapeSecondsFromSampleTimes(series[0]?.points.map((p) => p.value) ?? []);
+}
+
+/** The median gap between distinct sample times (seconds); the guide's 30 s when fewer than two are known. */
+export function scrapeSecondsFromSampleTimes(sampleTimesSeconds: readonly number[]): number {
+  const times = [...new Set(sampleTimesSeconds.filter((t) => Number.isFinite(t)))].sort((a, b) => a - b);
+  const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
+  if (gaps.length === 0) return READINESS_RULES.defaultScrapeIntervalSeconds;
+  const sorted = gaps.sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
 }
