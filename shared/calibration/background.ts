@@ -129,10 +129,13 @@ export function refuseServingTarget(input: CalibrationInput, background: Backgro
   );
 }
 
+/** The slowest rate k6 is asked for: a tenth of a request/s (adaptive's floor too). */
+export const MIN_K6_RPS = 0.1;
+
 /**
  * The k6 rate of a step planned at `plannedRps` in all: the background is already offered, k6 adds the rest (at least
- * `minK6Rps`, the slowest rate k6 takes usefully).
+ * MIN_K6_RPS).
  */
-export function k6RateFor(plannedRps: number, backgroundRps: number, minK6Rps = 0.1): number {
-  return Math.max(minK6Rps, Number((plannedRps - backgroundRps).toFixed(3)));
+export function k6RateFor(plannedRps: number, backgroundRps: number): number {
+  return Math.max(MIN_K6_RPS, Number((plannedRps - backgroundRps).toFixed(3)));
 }

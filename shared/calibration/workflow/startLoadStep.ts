@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ensureJob } from '../../kube/index.js';
-import { k6RateFor } from '../background.js';
+import { k6RateFor, MIN_K6_RPS } from '../background.js';
 import { k6LoadJob } from '../../kube/manifests/index.js';
 import { JOB_BOUND_SLACK_SECONDS } from './k6Jobs.js';
 import { EXECUTION_LABEL, executionNames } from './names.js';
@@ -44,6 +44,10 @@ export async function startLoadStep(
   // The strategy plans the rate the replica sees in all; the target's own traffic already offers part of it.
   const backgroundRps = deployment.background.rateRps;
   const k6RateRps = k6RateFor(plan.rateRps, backgroundRps);
+  // The planned total, exactly (the strategy replays its plan against the steps' rates); more only when the users alone
+  // offer more than the plan, and k6 adds its least.
+  const clamped = plan.rateRps - backgroundRps < MIN_K6_RPS;
+  const rateRps = clamped ? backgroundRps + k6RateRps : plan.rateRps;
   const { created, createdAtMs } = await ensureJob(
     cluster,
     k6LoadJob({
@@ -67,7 +71,7 @@ export async function startLoadStep(
   ports.logger.info(created ? 'load job created' : 'load job found (retry)', {
     execution: execution.name,
     job: name,
-    rateRps: k6RateRps + backgroundRps,
+    rateRps,
     k6RateRps,
     backgroundRps,
     holdSeconds,
@@ -81,7 +85,7 @@ export async function startLoadStep(
       boundSeconds: deadlineSeconds + JOB_BOUND_SLACK_SECONDS,
     },
     index: plan.index,
-    rateRps: k6RateRps + backgroundRps,
+    rateRps,
     k6RateRps,
     backgroundRps,
     holdSeconds,
