@@ -1,6 +1,6 @@
 /**
  * The scrape interval of the target's series, as AMP shows it (AMP does not expose the scrape configuration): the
- * median gap between the distinct sample times of one series over the last two minutes AMP holds. Counted up to AMP's
+ * median gap between the distinct sample times of the target's series over the last two minutes AMP holds. Counted up to AMP's
  * newest sample, not up to now: with an ingestion lag the last seconds before now hold no sample yet. (A count of
  * samples in a window is biased: a 60 s window holds 3 samples 30 s apart when both ends fall on one.)
  */
@@ -21,13 +21,19 @@ export async function estimateScrapeSeconds(source: MetricsSource, target: Targe
     endMs,
     stepSeconds: 1,
   });
-  return scrapeSecondsFromSampleTimes(series[0]?.points.map((p) => p.value) ?? []);
+  // Every series counts: one of them may be a Pod gone before the probe's window (no points) or replaced within it.
+  return scrapeSecondsFromSampleTimes(series.map((one) => one.points.map((p) => p.value)));
 }
 
-/** The median gap between distinct sample times (seconds); the guide's 30 s when fewer than two are known. */
-export function scrapeSecondsFromSampleTimes(sampleTimesSeconds: readonly number[]): number {
-  const times = [...new Set(sampleTimesSeconds.filter((t) => Number.isFinite(t)))].sort((a, b) => a - b);
-  const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
+/**
+ * The median gap between the distinct sample times of each series (seconds), over all series; the guide's 30 s when
+ * no series has two.
+ */
+export function scrapeSecondsFromSampleTimes(seriesSampleTimesSeconds: readonly (readonly number[])[]): number {
+  const gaps = seriesSampleTimesSeconds.flatMap((sampleTimes) => {
+    const times = [...new Set(sampleTimes.filter((t) => Number.isFinite(t)))].sort((a, b) => a - b);
+    return times.slice(1).map((t, i) => t - (times[i] as number));
+  });
   if (gaps.length === 0) return READINESS_RULES.defaultScrapeIntervalSeconds;
   const sorted = gaps.sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;

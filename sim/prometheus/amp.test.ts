@@ -169,7 +169,6 @@ describe('Function: startPrometheus (with an AMP ingestion lag)', () => {
     // The sample's timestamp is the agent's scrape of the flipped value.
     expect(Math.abs(scrapedAt - firstScrapeAfterFlip)).toBeLessThan(1_000);
     const lagMs = (seenAt ?? 0) - scrapedAt;
-    console.log();
     expect(lagMs).toBeGreaterThanOrEqual(MIN_HOLD_MS);
     expect(lagMs).toBeLessThanOrEqual(MAX_DELAY_MS);
     // The relay holds batches, it does not lose them: every one so far reached the receiver and was accepted.
