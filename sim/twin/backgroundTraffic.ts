@@ -1,13 +1,9 @@
 import type { Clock } from '../../shared/clock/index.js';
-import { runConstantArrivalLoad, type LoadSummary } from '../load/constantArrival.js';
+import { runConstantArrivalLoad } from '../load/constantArrival.js';
 import type { Profile } from '../profile/profile.js';
 
 /** A profile's production traffic, running through the Service beside whatever else the twin does. */
 export interface BackgroundTraffic {
-  /** The rate now (requests/s): the profile's rate, varied slowly when it says so. */
-  rateAt(elapsedSeconds: number): number;
-  /** Requests answered and failed so far (segments still running are not counted yet). */
-  totals(): { completed: number; failed: number; dropped: number };
   stop(): Promise<void>;
 }
 
@@ -33,8 +29,7 @@ export function startBackgroundTraffic(options: {
   const { traffic, clock } = options;
   const controller = new AbortController();
   const startedMs = clock.now();
-  const running = new Set<Promise<LoadSummary | undefined>>();
-  const totals = { completed: 0, failed: 0, dropped: 0 };
+  const running = new Set<Promise<unknown>>();
   const rateAt = (elapsedSeconds: number) =>
     traffic.rateRps *
     (1 + traffic.variationFraction * Math.sin((2 * Math.PI * elapsedSeconds) / traffic.periodSeconds));
@@ -52,12 +47,6 @@ export function startBackgroundTraffic(options: {
       clock,
       signal: controller.signal,
     })
-      .then((summary) => {
-        totals.completed += summary.completed;
-        totals.failed += summary.failed;
-        totals.dropped += summary.droppedIterations;
-        return summary;
-      })
       // A segment cut short by stop() or a failed Service is not an error of the twin: its requests count as failed.
       .catch(() => undefined);
     running.add(segment);
@@ -73,8 +62,6 @@ export function startBackgroundTraffic(options: {
       ` (prompt ${traffic.promptTokens} tokens, max_tokens ${traffic.maxTokens}) through ${options.serviceUrl}`,
   );
   return {
-    rateAt,
-    totals: () => ({ ...totals }),
     async stop() {
       clearInterval(timer);
       controller.abort();
