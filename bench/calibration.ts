@@ -8,7 +8,7 @@
  *
  *   npm run bench:calibration -- [--json] [--markdown] [--hold SECONDS] [--rest SECONDS] [--warmup N]
  *                                [--parallel N] [--only PROFILE,...] [--strategies linear,adaptive]
- *                                [--conditions ideal,scrape-15s,guide-30s,background]
+ *                                [--conditions ideal,scrape-15s,guide-30s,background] [--reports DIR]
  *
  * `linear` runs the guide's plan as the guide does (7 steps, every hold and rest in full), so its load-test seconds
  * are known without running it: 7 holds + 6 rests. By default only `adaptive` runs and adaptive / linear is taken
@@ -17,10 +17,11 @@
  * guide's own 60 s / 30 s (a 30 s hold would hold one or two samples); `--hold`/`--rest` replace them for every
  * condition. `--parallel` calibrations (default 4) run at once, each in its own process with its own twin. `--json`
  * prints the results as JSON instead of the tables; `--markdown` prints the tables as Markdown (for
- * docs/benchmarks.md). Progress goes to stderr.
+ * docs/benchmarks.md). `--reports DIR` keeps each run's calibration report there (its steps' verdicts and reasons).
+ * Progress goes to stderr.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -147,10 +148,12 @@ interface CommandLine {
   profiles: string[];
   strategies: string[];
   conditions: string[];
+  /** Where each run's calibration report is kept (`CONDITION-PROFILE-STRATEGY.json`), to read its steps' reasons. */
+  reportsDir: string | undefined;
 }
 
 const USAGE =
-  '[--json] [--markdown] [--hold SECONDS] [--rest SECONDS] [--warmup N] [--parallel N] ' +
+  '[--json] [--markdown] [--hold SECONDS] [--rest SECONDS] [--warmup N] [--parallel N] [--reports DIR] ' +
   `[--only ${PROFILES.join(',')}] [--strategies ${STRATEGY_ORDER.join(',')}] ` +
   `[--conditions ${CONDITION_NAMES.join(',')}]`;
 
@@ -202,6 +205,7 @@ function parseCommandLine(argv: string[]): CommandLine {
         only: { type: 'string' },
         strategies: { type: 'string' },
         conditions: { type: 'string' },
+        reports: { type: 'string' },
       },
       strict: true,
     }).values;
@@ -220,6 +224,7 @@ function parseCommandLine(argv: string[]): CommandLine {
     profiles: listOption('--only', text('only'), PROFILES),
     strategies: listOption('--strategies', text('strategies'), STRATEGY_ORDER, DEFAULTS.strategies),
     conditions: listOption('--conditions', text('conditions'), CONDITION_NAMES),
+    reportsDir: text('reports'),
   };
 }
 
@@ -273,6 +278,11 @@ async function calibrateOnce(
   try {
     const { report } = await calibrateOnTwin(twin.state, { input, reportsDir: out, executionName });
     const wallSeconds = (performance.now() - began) / 1000;
+    if (cl.reportsDir !== undefined) {
+      await mkdir(cl.reportsDir, { recursive: true });
+      const file = join(cl.reportsDir, `${condition}-${twin.profile.name}-${strategy}.json`);
+      await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
+    }
     const known = (STRATEGIES as Readonly<Record<string, CalibrationStrategy | undefined>>)[strategy];
     if (known === undefined) throw new BenchError(`strategy ${strategy} ran but is not in the registry`);
     const plan = calibrationInputSchema.shape.plan.parse(input.plan);
@@ -371,6 +381,7 @@ async function inChildProcesses(
         ...(cl.holdSeconds === undefined ? [] : [`--hold=${cl.holdSeconds}`]),
         ...(cl.restSeconds === undefined ? [] : [`--rest=${cl.restSeconds}`]),
         `--warmup=${cl.warmupRequests}`,
+        ...(cl.reportsDir === undefined ? [] : [`--reports=${cl.reportsDir}`]),
       ];
       const tag = `${condition} ${profile} ${strategy}`;
       const { stdout, code, lastError } = await runChild(args, (line) =>
