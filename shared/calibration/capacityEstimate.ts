@@ -1,3 +1,4 @@
+import { fmt } from './format.js';
 import { SATURATION_RULES } from './rules.js';
 import type { StepMeasurement } from './types.js';
 
@@ -49,7 +50,10 @@ export const MIN_LIFETIMES_FOR_THROUGHPUT = 2;
  * buckets, so coarser); 0 when unknown.
  */
 export function requestLifetimeSeconds(step: StepMeasurement): number {
-  return Math.min(observedLifetimeSeconds(step), MAX_IN_FLIGHT_FRACTION * step.holdSeconds);
+  return Math.min(
+    observedLifetimeSeconds(step),
+    MAX_IN_FLIGHT_FRACTION * (step.amp.completedSpanSeconds ?? step.holdSeconds),
+  );
 }
 
 /** The step's lifetime as measured (mean decode time, or p95 e2e − p95 TTFT), not capped; 0 when unknown. */
@@ -65,7 +69,7 @@ export function heldLongEnough(step: StepMeasurement): boolean {
 
 /** completedRps of a step corrected for the requests still in flight when its window closed (C × (W − S) / W). */
 export function completionsInFlightCorrected(step: StepMeasurement): number {
-  const window = step.holdSeconds;
+  const window = step.amp.completedSpanSeconds ?? step.holdSeconds;
   const lifetime = requestLifetimeSeconds(step);
   return window > lifetime ? (step.amp.completedRps * window) / (window - lifetime) : step.amp.completedRps;
 }
@@ -77,7 +81,7 @@ export function completionsInFlightCorrected(step: StepMeasurement): number {
  */
 export function saturatedCompletions(step: StepMeasurement): number {
   const late = step.amp.completedRpsLateHalf;
-  const lateHalfBegins = step.holdSeconds / 2;
+  const lateHalfBegins = step.amp.completedLateHalfFromSeconds ?? step.holdSeconds / 2;
   if (late !== undefined && late !== null && late > 0 && lateHalfBegins >= requestLifetimeSeconds(step)) return late;
   return completionsInFlightCorrected(step);
 }
@@ -163,4 +167,43 @@ export function kneeEstimate(steps: readonly StepMeasurement[]): KneeEstimate | 
     floorRps,
     reason: `${combined.reason}; raised to ${floorRps.toFixed(1)} req/s, what a stable step below it completed`,
   };
+}
+
+/** The most a stable step says the replica could hold, with which limit gave it. */
+export interface CapacityBound {
+  value: number;
+  reason: string;
+}
+
+/**
+ * An upper bound of the capacity from a stable step, or null when the step measured neither limit. Little's law:
+ * the running batch B is the rate r times the time W a request spends in it, and at capacity the batch is full, of
+ * requests that live at least as long (a fuller batch decodes each token more slowly). So:
+ * - the sequences: at most --max-num-seqs × Pods run at once, C ≤ r × maxNumSeqs × Pods / B;
+ * - the KV cache: the busiest Pod's usage u grows with the batch, and it fills at about B / u requests, C ≤ r / u.
+ * The smaller of the two (both are upper bounds, whichever limits the replica).
+ */
+export function capacityUpperBound(step: StepMeasurement): CapacityBound | null {
+  const { runningMean, kvCacheUsageMean, pods } = step.amp;
+  const bounds: CapacityBound[] = [];
+  if (step.maxNumSeqs !== undefined && step.maxNumSeqs !== null && runningMean !== undefined && runningMean !== null) {
+    if (runningMean > 0 && pods > 0) {
+      bounds.push({
+        value: (step.rateRps * step.maxNumSeqs * pods) / runningMean,
+        reason:
+          `${fmt(step.rateRps)} req/s ran ${fmt(runningMean, 1)} requests at once, so ` +
+          `--max-num-seqs ${step.maxNumSeqs} × ${pods} Pod(s) hold at most ` +
+          `${fmt((step.rateRps * step.maxNumSeqs * pods) / runningMean, 1)} req/s`,
+      });
+    }
+  }
+  if (kvCacheUsageMean > 0) {
+    bounds.push({
+      value: step.rateRps / kvCacheUsageMean,
+      reason:
+        `${fmt(step.rateRps)} req/s used ${fmt(kvCacheUsageMean * 100, 1)} % of the KV cache, so it fills ` +
+        `at about ${fmt(step.rateRps / kvCacheUsageMean, 1)} req/s`,
+    });
+  }
+  return bounds.reduce<CapacityBound | null>((low, b) => (low === null || b.value < low.value ? b : low), null);
 }

@@ -21,6 +21,7 @@ import {
   type FakeRequest,
 } from './testing/fakePrometheus.js';
 import { T0_MS, ampStable, k6Summary, testInput } from './testing/steps.js';
+import { counterWindowQueries } from './counterWindow.js';
 
 const POD = 'vllm-inference-app-7d9c8b6f5d-x2k4q';
 const input = testInput();
@@ -45,13 +46,27 @@ async function sourceFor(answer: (request: FakeRequest) => FakeAnswer) {
   return { server, source };
 }
 
-/** Answers each step query from a table keyed by the query text the product builds. */
-function stepAnswers(values: Partial<Record<keyof ReturnType<typeof stepQueries>, FakeAnswer>>) {
+type CounterKey = keyof ReturnType<typeof counterWindowQueries>;
+
+/**
+ * Answers each step query from a table keyed by the query text the product builds; the per-Pod counter readings
+ * (counterWindow.ts) from `counters(key, time)`, by default nothing (so the step falls back to `increase`).
+ */
+function stepAnswers(
+  values: Partial<Record<keyof ReturnType<typeof stepQueries>, FakeAnswer>>,
+  counters: (key: CounterKey, timeS: number) => FakeAnswer = () => vector([]),
+) {
   const queries = stepQueries(target, 60);
   const byText = new Map(Object.entries(queries).map(([key, text]) => [text, key as keyof typeof queries]));
+  const counterText = new Map(
+    Object.entries(counterWindowQueries(target)).map(([key, text]) => [text, key as CounterKey]),
+  );
   return (request: FakeRequest): FakeAnswer => {
-    const key = byText.get(request.params.get('query') ?? '');
-    if (key === undefined) return failure(400, 'bad_data', `unexpected query ${request.params.get('query')}`);
+    const text = request.params.get('query') ?? '';
+    const counter = counterText.get(text);
+    if (counter !== undefined) return counters(counter, Number(request.params.get('time')));
+    const key = byText.get(text);
+    if (key === undefined) return failure(400, 'bad_data', `unexpected query ${text}`);
     return values[key] ?? vector([]);
   };
 }
@@ -119,9 +134,46 @@ describe('Function: measureStep', () => {
     expect(range[0]?.params.get('start')).toBe(String(T0_MS / 1000));
     expect(range[0]?.params.get('end')).toBe(String((T0_MS + 60_000) / 1000));
     expect(range[0]?.params.get('step')).toBe('2');
-    const instants = server.requests.filter((r) => r.api === 'query');
-    expect(instants).toHaveLength(12);
+    const counterTexts = new Set(Object.values(counterWindowQueries(target)));
+    const instants = server.requests.filter((r) => r.api === 'query' && !counterTexts.has(r.params.get('query') ?? ''));
+    expect(instants).toHaveLength(13);
     expect(new Set(instants.map((r) => r.params.get('time')))).toEqual(new Set([String((T0_MS + 60_000) / 1000)]));
+  });
+
+  it('reads the completions at the window samples when a 30 s scrape leaves one sample in it', async () => {
+    // Prepare: scrapes at T0 − 10 s, T0 + 20 s and T0 + 50 s. `increase` over the 60 s window sees two samples only
+    // when the scrape phase allows, here it answers nothing; the counters read at the samples cover 50 s of load.
+    const scrapes = [-10, 20, 50].map((t) => T0_MS / 1000 + t);
+    const at = (timeS: number) => scrapes.filter((t) => t <= timeS).pop() as number;
+    const counter: Record<CounterKey, (t: number) => number> = {
+      scrapedAt: (t) => t,
+      completed: (t) => 1000 + Math.max(0, t - T0_MS / 1000 - 2) * 30,
+      preemptions: () => 0,
+      e2eSum: (t) => 500 + Math.max(0, t - T0_MS / 1000 - 2) * 30 * 2,
+      e2eCount: (t) => 1000 + Math.max(0, t - T0_MS / 1000 - 2) * 30,
+      ttftSum: (t) => 100 + Math.max(0, t - T0_MS / 1000 - 2) * 30 * 0.5,
+      ttftCount: (t) => 1000 + Math.max(0, t - T0_MS / 1000 - 2) * 30,
+    };
+    const flat = matrix([{ points: [[T0_MS / 1000 + 20, 0] as const] }]);
+    const { source } = await sourceFor(
+      stepAnswers({ queue: flat, pods: vector([{ value: 1 }]) }, (key, timeS) =>
+        vector([{ labels: { pod: POD }, value: counter[key](at(timeS)) }]),
+      ),
+    );
+
+    // Act
+    const step = await measureStep({ source }, input, { ...WINDOW, rateRps: 30 }, k6Summary(30));
+
+    // Assess: the requests live 2 s, so 48 s × 30 completions over the 50 s from the load's start to the last sample.
+    expect(step.amp.completedRps).toBeCloseTo(28.8, 6);
+    expect(step.amp.completedSpanSeconds).toBe(50);
+    // The late half: the middle sample (T0 + 20 s) to the last one (T0 + 50 s), 30 completions/s.
+    expect(step.amp.completedRpsLateHalf).toBeCloseTo(30, 6);
+    expect(step.amp.completedLateHalfFromSeconds).toBe(20);
+    // Mean e2e 2 s − mean TTFT 0.5 s of the requests finished in between.
+    expect(step.amp.meanLifetimeSeconds).toBeCloseTo(1.5, 6);
+    // Not behind: 28.8 req/s is what 30 req/s leaves with k6's 2 s of requests in flight at the last sample.
+    expect(step.verdict.reasons.filter((r) => r.startsWith('vLLM completed'))).toEqual([]);
   });
 
   it('reports no latency (null) when no request finished, and a stable queue', async () => {

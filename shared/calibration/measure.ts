@@ -25,6 +25,7 @@ import {
   type StepQueries,
 } from './stepQueries.js';
 import { kvCacheSaturationReasons, type KvCacheWindow } from './kvCache.js';
+import { measureCounterWindow } from './counterWindow.js';
 import type { AmpStepMeasurement, StepEnding, StepMeasurement, StepVerdict } from './types.js';
 
 export interface MeasureDeps {
@@ -41,6 +42,8 @@ export interface StepWindow {
   holdSeconds: number;
   startMs: number;
   endMs: number;
+  /** The engine's `--max-num-seqs` per Pod, when known: recorded with the measurement for the strategy. */
+  maxNumSeqs?: number | null;
 }
 
 /** Instant queries in flight at once: finishes quickly without bursting into AMP's query limits. */
@@ -79,6 +82,7 @@ export async function measureStep(
     'kvCacheLatestHalfStart',
     'preemptions',
     'meanLifetime',
+    'runningMean',
   ] as const satisfies ReadonlyArray<keyof StepQueries>;
   const [queueSeries, values] = await Promise.all([
     ask(`the queue depth of ${where}`, () =>
@@ -110,6 +114,14 @@ export async function measureStep(
     );
   }
 
+  // The counters at the window's own samples when they cover it (exact with any scrape interval), else `increase`.
+  const counters = await ask(`the counters of ${where}`, () =>
+    measureCounterWindow(deps.source, target, {
+      startMs: window.startMs,
+      endMs: window.endMs,
+      backgroundRps: window.rateRps - (window.k6RateRps ?? window.rateRps),
+    }),
+  );
   const amp: AmpStepMeasurement = {
     queueMean: mean(queue.map((p) => p.value)),
     queueMax: Math.max(...queue.map((p) => p.value)),
@@ -126,6 +138,17 @@ export async function measureStep(
     completedRpsLateHalf: (value('completedLateHalf') ?? 0) / lateHalfSeconds(windowSeconds),
     pods,
     meanLifetimeSeconds: value('meanLifetime'),
+    runningMean: value('runningMean'),
+    ...(counters === null
+      ? {}
+      : {
+          completedRps: counters.completedRps,
+          completedSpanSeconds: counters.spanSeconds,
+          completedRpsLateHalf: counters.lateHalf?.completedRps ?? null,
+          completedLateHalfFromSeconds: counters.lateHalf?.fromSeconds ?? null,
+          preemptions: counters.preemptions,
+          meanLifetimeSeconds: counters.meanLifetimeSeconds ?? value('meanLifetime'),
+        }),
   };
   return {
     index: window.index,
@@ -137,13 +160,14 @@ export async function measureStep(
     amp,
     verdict: classifyStep(amp, k6, window.rateRps, input, window.holdSeconds, ending, window.k6RateRps),
     ...(window.k6RateRps === undefined ? {} : { k6RateRps: window.k6RateRps }),
+    ...(window.maxNumSeqs === undefined ? {} : { maxNumSeqs: window.maxNumSeqs }),
     ...(ending === undefined ? {} : { ending }),
   };
 }
 
 /**
  * The saturation verdict of one step: saturated when ANY of these holds (SATURATION_RULES):
- * 1. the queue keeps growing: slope > max(0.5, 2 % of the rate) req/s and a queue of at least 5 at some point;
+ * 1. the queue keeps growing: slope > max(0.1, 2 % of the rate) req/s and a queue of at least 5 at some point;
  * 2. vLLM's completions fall behind: completedRps < 95 % × rate × (1 − L / hold), L = k6's mean request latency.
  *    The window closes on about rate × L requests still in flight (Little's law, L = λW), which complete after it and
  *    are not "behind";
@@ -188,8 +212,10 @@ export function classifyStep(
   }
 
   const latencySeconds = k6 === null ? (amp.p95E2eSeconds ?? 0) : k6.httpReqDurationMs.avg / 1000;
-  const inFlightSeconds = Math.min(holdSeconds, Math.max(0, latencySeconds));
-  const expectedRps = rules.completionFraction * rateRps * (1 - inFlightSeconds / holdSeconds);
+  // The completions cover the hold, or the seconds up to the window's last sample when read at the samples.
+  const completedSeconds = amp.completedSpanSeconds ?? holdSeconds;
+  const inFlightSeconds = Math.min(completedSeconds, Math.max(0, latencySeconds));
+  const expectedRps = rules.completionFraction * rateRps * (1 - inFlightSeconds / completedSeconds);
   if (amp.completedRps < expectedRps) {
     reasons.push(
       `vLLM completed ${fmt(amp.completedRps, 1)} req/s ${offered}, below ${fmt(expectedRps, 1)} req/s ` +

@@ -49,8 +49,18 @@ export interface AmpStepMeasurement {
    * Once a saturated replica's batch is full its departures run at its capacity, so this needs no in-flight correction.
    */
   completedRpsLateHalf?: number | null;
+  /**
+   * Seconds from the load's start to the window's last sample, which completedRps covers when it was read from the
+   * counters at the window's own samples (shared/calibration/counterWindow.ts); null or absent: the whole hold
+   * (`increase` over the window).
+   */
+  completedSpanSeconds?: number | null;
+  /** Seconds into the load where completedRpsLateHalf begins, read so; null or absent: half the hold. */
+  completedLateHalfFromSeconds?: number | null;
   /** Ready Pods serving during the window. */
   pods: number;
+  /** Requests in the running batches, all Pods together, averaged over the window; null or absent: not measured. */
+  runningMean?: number | null;
   /**
    * Mean decode time (mean end-to-end − mean TTFT) of the requests finished in the window, seconds; null when none
    * finished. Absent in reports written before it was measured.
@@ -105,6 +115,11 @@ export interface StepMeasurement {
   k6: K6Summary | null;
   amp: AmpStepMeasurement;
   verdict: StepVerdict;
+  /**
+   * The engine's `--max-num-seqs` per Pod during the step (Deploy read it from the Deployment); null: not set there
+   * (vLLM's default applies); absent in reports written before it was recorded.
+   */
+  maxNumSeqs?: number | null;
   /** How the step ended; absent in reports written before steps could end early (they were all held). */
   ending?: StepEnding;
   /**

@@ -1,0 +1,187 @@
+/**
+ * A step's counters read at the window's own samples: what each Pod's counters held at its last scrape before the
+ * load began and at its last scrape in the window, so the completions, the preemptions and the mean request lifetime
+ * cover exactly the time between those scrapes.
+ *
+ * Why not `increase(x[window])` alone: with the guide's 30 s scrapes a 45 s window holds one or two samples of each
+ * series, and `increase` needs two inside the window, then extrapolates what lies between them to the window's edges
+ * (Prometheus docs, "increase()": "extrapolated to cover the full time range"). One sample gives nothing at all (a
+ * 30 s step would read 0 completions and look saturated), two give the rate of a part of the window stretched to all
+ * of it. The sample before the load is exact instead: during the rest before a step the counters stand still (the
+ * previous step's requests finished or were aborted), so every completion between it and the window's last sample
+ * happened under the step's load, over (last sample − load start) seconds. Users beside the test completed requests
+ * during the rest too: their share (the background rate Deploy measured, spread over the Pods) is taken off.
+ *
+ * Unusable (null; the caller keeps `increase`): a Pod without a sample before the load or in the window, a Pod
+ * that appeared or vanished in between, or a counter that went down (a restarted vLLM resets its counters).
+ */
+import type { InstantSample, MetricsSource } from '../metrics/index.js';
+import { aggregate, overVllmNames, VLLM, vllmSelector, type VllmMetricRef } from '../metrics/index.js';
+import type { Target } from '../config/index.js';
+
+/** The per-Pod queries read at the load's start and at the window's end. */
+export interface CounterWindowQueries {
+  /** `max by (pod) (timestamp(vllm:num_requests_running{sel}))`: when each Pod was last scraped (seconds). */
+  scrapedAt: string;
+  completed: string;
+  preemptions: string;
+  e2eSum: string;
+  e2eCount: string;
+  ttftSum: string;
+  ttftCount: string;
+}
+
+export function counterWindowQueries(target: Target): CounterWindowQueries {
+  const perPod = (ref: VllmMetricRef, suffix = '') =>
+    aggregate(
+      'sum',
+      ['pod'],
+      overVllmNames(ref, (name) => vllmSelector(target, `${name}${suffix}`)),
+    );
+  return {
+    scrapedAt: aggregate(
+      'max',
+      ['pod'],
+      overVllmNames(VLLM.numRequestsRunning, (name) => `timestamp(${vllmSelector(target, name)})`),
+    ),
+    completed: perPod(VLLM.requestSuccess),
+    preemptions: perPod(VLLM.numPreemptions),
+    e2eSum: perPod(VLLM.e2eRequestLatency, '_sum'),
+    e2eCount: perPod(VLLM.e2eRequestLatency, '_count'),
+    ttftSum: perPod(VLLM.timeToFirstToken, '_sum'),
+    ttftCount: perPod(VLLM.timeToFirstToken, '_count'),
+  };
+}
+
+/** What the counters say about the window, summed over its Pods. */
+export interface CounterWindow {
+  /** Completed requests per second: each Pod's completions over the seconds from the load's start to its last sample. */
+  completedRps: number;
+  /** Seconds from the load's start to the Pods' last samples in the window (their mean): what completedRps covers. */
+  spanSeconds: number;
+  preemptions: number;
+  /** Mean end-to-end − mean TTFT of the requests finished in between; null when none finished. */
+  meanLifetimeSeconds: number | null;
+  /**
+   * The completions between each Pod's last sample before the window's middle and its last sample in the window, and
+   * how far into the load the earliest of those middle samples lies; null when a Pod has no sample in either half.
+   */
+  lateHalf: { completedRps: number; fromSeconds: number } | null;
+}
+
+export interface CounterWindowParams {
+  startMs: number;
+  endMs: number;
+  /** Requests/s the target's users send beside the test (0 when none): their completions during the rest are taken off. */
+  backgroundRps: number;
+}
+
+type Readings = Record<keyof CounterWindowQueries, Map<string, number>>;
+
+/** Reads the counters at the load's start and at the window's end; null when they cannot cover the window exactly. */
+export async function measureCounterWindow(
+  source: MetricsSource,
+  target: Target,
+  params: CounterWindowParams,
+): Promise<CounterWindow | null> {
+  const queries = counterWindowQueries(target);
+  const keys = Object.keys(queries) as Array<keyof CounterWindowQueries>;
+  const readAt = async (timeMs: number, which: Array<keyof CounterWindowQueries>): Promise<Readings> => {
+    const answers = await Promise.all(which.map((key) => source.instant(queries[key], { timeMs })));
+    const readings = Object.fromEntries(keys.map((key) => [key, new Map<string, number>()])) as Readings;
+    which.forEach((key, i) => (readings[key] = byPod(answers[i] ?? [])));
+    return readings;
+  };
+  const middleMs = (params.startMs + params.endMs) / 2;
+  const [before, middle, after] = await Promise.all([
+    readAt(params.startMs, keys),
+    readAt(middleMs, ['scrapedAt', 'completed']),
+    readAt(params.endMs, keys),
+  ]);
+  return counterWindowFrom(before, after, params, middle);
+}
+
+/**
+ * The window's figures from the readings at the load's start, at the window's end and (for the late half, only its
+ * `scrapedAt` and `completed`) at its middle. Pure; null when unusable (see the file comment).
+ */
+export function counterWindowFrom(
+  before: Readings,
+  after: Readings,
+  params: CounterWindowParams,
+  middle?: Pick<Readings, 'scrapedAt' | 'completed'>,
+): CounterWindow | null {
+  const pods = [...after.scrapedAt.keys()];
+  if (pods.length === 0 || pods.length !== before.scrapedAt.size) return null;
+  const startS = params.startMs / 1000;
+  const share = Math.max(0, params.backgroundRps) / pods.length;
+  let completedRps = 0;
+  let spans = 0;
+  const totals = { preemptions: 0, e2eSum: 0, e2eCount: 0, ttftSum: 0, ttftCount: 0 };
+  for (const pod of pods) {
+    const t0 = before.scrapedAt.get(pod);
+    const t1 = after.scrapedAt.get(pod) as number;
+    // A sample before the load and one inside the window, at least a second in.
+    if (t0 === undefined || t0 > startS || t1 < startS + 1) return null;
+    const delta = (key: keyof CounterWindowQueries) => (after[key].get(pod) ?? 0) - (before[key].get(pod) ?? 0);
+    const deltas = {
+      completed: delta('completed'),
+      preemptions: delta('preemptions'),
+      e2eSum: delta('e2eSum'),
+      e2eCount: delta('e2eCount'),
+      ttftSum: delta('ttftSum'),
+      ttftCount: delta('ttftCount'),
+    };
+    if (Object.values(deltas).some((d) => !Number.isFinite(d) || d < 0)) return null;
+    const span = t1 - startS;
+    // The users' completions between the sample before the load and the load's start are not the step's.
+    completedRps += Math.max(0, deltas.completed - share * (startS - t0)) / span;
+    spans += span;
+    totals.preemptions += deltas.preemptions;
+    totals.e2eSum += deltas.e2eSum;
+    totals.e2eCount += deltas.e2eCount;
+    totals.ttftSum += deltas.ttftSum;
+    totals.ttftCount += deltas.ttftCount;
+  }
+  const meanLifetimeSeconds =
+    totals.e2eCount > 0 && totals.ttftCount > 0
+      ? Math.max(0, totals.e2eSum / totals.e2eCount - totals.ttftSum / totals.ttftCount)
+      : null;
+  return {
+    completedRps,
+    spanSeconds: spans / pods.length,
+    preemptions: totals.preemptions,
+    meanLifetimeSeconds,
+    lateHalf: middle === undefined ? null : lateHalfFrom(after, middle, pods, startS),
+  };
+}
+
+/** The late half's completions per second (summed over the Pods) and where it begins; null when a Pod lacks a sample. */
+function lateHalfFrom(
+  after: Readings,
+  middle: Pick<Readings, 'scrapedAt' | 'completed'>,
+  pods: readonly string[],
+  startS: number,
+): CounterWindow['lateHalf'] {
+  let completedRps = 0;
+  let fromSeconds = Number.POSITIVE_INFINITY;
+  for (const pod of pods) {
+    const tm = middle.scrapedAt.get(pod);
+    const t1 = after.scrapedAt.get(pod) as number;
+    if (tm === undefined || tm < startS + 1 || t1 < tm + 1) return null;
+    const delta = (after.completed.get(pod) ?? 0) - (middle.completed.get(pod) ?? 0);
+    if (!Number.isFinite(delta) || delta < 0) return null;
+    completedRps += delta / (t1 - tm);
+    fromSeconds = Math.min(fromSeconds, tm - startS);
+  }
+  return { completedRps, fromSeconds };
+}
+
+function byPod(samples: readonly InstantSample[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const s of samples) {
+    const pod = s.labels.pod;
+    if (pod !== undefined && Number.isFinite(s.value)) out.set(pod, s.value);
+  }
+  return out;
+}
