@@ -97,7 +97,7 @@ describe('Function: decideStepEnding', () => {
 
     // Assess
     expect(decision).toMatchObject({ action: 'end', kind: 'saturated' });
-    expect(decision.reason).toMatch(/significantly above the saturation limit .* req\/s \(t = .*one-sided 99 %/);
+    expect(decision.reason).toMatch(/significantly above the early-ending limit .* req\/s \(t = .*one-sided 99 %/);
     expect(atSeconds).toBeGreaterThanOrEqual(HOLD * 0.25);
     expect(atSeconds).toBeLessThanOrEqual(by);
   });
@@ -124,7 +124,7 @@ describe('Function: decideStepEnding', () => {
 
     // Assess
     expect(decision).toMatchObject({ action: 'end', kind: 'stable' });
-    expect(decision.reason).toMatch(/upper bound .* below the saturation limit 0.5 req\/s.*the replica keeps up/);
+    expect(decision.reason).toMatch(/upper bound .* below the saturation limit 0.4 req\/s.*the replica keeps up/);
     expect(atSeconds).toBe(20);
     expect(atSeconds).toBeGreaterThanOrEqual(0.25 * HOLD);
   });

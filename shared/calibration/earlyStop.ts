@@ -5,12 +5,12 @@
  * The test is ordinary least squares of the queue over time, with the slope's standard error
  * SE(b) = sqrt(SSE / (n − 2) / Σ(t − t̄)²) and Student's t with n − 2 degrees of freedom (any regression text, e.g.
  * NIST/SEMATECH e-Handbook of Statistics, 4.4.4 and 1.3.5.11):
- * - saturated: the slope is significantly ABOVE the verdict's limit L = max(0.5, 2 % of the offered rate) req/s
- *   (SATURATION_RULES, the same limit the step's verdict uses): t = (b − L) / SE(b) above the one-sided critical
+ * - saturated: the slope is significantly ABOVE the early-ending limit L' = max(0.5, 2 % of the offered rate) req/s
+ *   (SATURATION_RULES: a clear overload only; the verdict's own limit is lower): t = (b − L') / SE(b) above the one-sided critical
  *   value, the queue reached queueMaxFloor and still holds that many now, after minSeconds (default 25 % of the hold)
  *   and saturatedMinLifetimes (4) request lifetimes, and minSamples;
  * - stable: after stableAfterFraction of the hold (default 25 %) and stableMinLifetimes (2) request lifetimes, the slope's one-sided upper confidence bound
- *   b + t × SE(b) is below L over all samples AND over their latest half (a knee that just began shows there first),
+ *   b + t × SE(b) is below the verdict's limit L = max(0.1, 2 % of the offered rate) req/s over all samples AND over their latest half (a knee that just began shows there first),
  *   and the queue never held more than stableQueueMaxPerPod (default 2) requests per Pod, and, when the KV cache's
  *   samples are given, vLLM preempted nothing so far and the cache's usage levelled off: it rose at most 3 points over
  *   the latest half of the samples (KV_CACHE_RULES.levelledRise, shared/calibration/kvCache.ts; stricter than the
@@ -149,6 +149,11 @@ export function saturationSlopeLimit(offeredRps: number): number {
   return Math.max(SATURATION_RULES.queueSlopeMinPerSecond, SATURATION_RULES.queueSlopeRateFraction * offeredRps);
 }
 
+/** The slope a saturated early ending must be significantly above: a clear overload only (SATURATION_RULES). */
+export function earlySaturationSlopeLimit(offeredRps: number): number {
+  return Math.max(SATURATION_RULES.earlyEndingSlopeMinPerSecond, saturationSlopeLimit(offeredRps));
+}
+
 /** The default least load before a saturated ending: a quarter of the hold. */
 export const DEFAULT_MIN_SECONDS_FRACTION = 0.25;
 
@@ -177,6 +182,7 @@ export function decideStepEnding(samples: readonly QueueSample[], context: StepE
   }
 
   const limit = saturationSlopeLimit(offeredRps);
+  const earlyLimit = earlySaturationSlopeLimit(offeredRps);
   const fit = fitSlope(points);
   const t = tCritical(settings.confidence, fit.n - 2);
   const conf = `${fmt(settings.confidence * 100, 0)} %`;
@@ -193,10 +199,10 @@ export function decideStepEnding(samples: readonly QueueSample[], context: StepE
     settings.saturatedMinLifetimes * lifetime,
   );
   const tStatistic =
-    fit.standardError === 0 ? Number.POSITIVE_INFINITY : (fit.slopePerSecond - limit) / fit.standardError;
+    fit.standardError === 0 ? Number.POSITIVE_INFINITY : (fit.slopePerSecond - earlyLimit) / fit.standardError;
   if (
     elapsedSeconds >= minSeconds &&
-    fit.slopePerSecond > limit &&
+    fit.slopePerSecond > earlyLimit &&
     tStatistic > t &&
     queueMax >= floor &&
     queueNow >= floor
@@ -205,7 +211,7 @@ export function decideStepEnding(samples: readonly QueueSample[], context: StepE
       action: 'end',
       kind: 'saturated',
       reason:
-        `${at}: ${slopeText} is significantly above the saturation limit ${fmt(limit, 2)} req/s ` +
+        `${at}: ${slopeText} is significantly above the early-ending limit ${fmt(earlyLimit, 2)} req/s ` +
         `(t = ${fmt(tStatistic, 1)} > ${fmt(t, 2)}, one-sided ${conf}, ${fit.n - 2} df) with ${fmt(queueNow, 0)} ` +
         `queued now (max ${fmt(queueMax, 0)}): the replica is not draining its queue`,
     };
@@ -247,7 +253,7 @@ export function decideStepEnding(samples: readonly QueueSample[], context: StepE
   return {
     action: 'continue',
     reason:
-      `${at}: ${slopeText} against the limit ${fmt(limit, 2)} req/s, queue max ${fmt(queueMax, 0)}, now ` +
+      `${at}: ${slopeText} against the limits ${fmt(earlyLimit, 2)} (saturated) and ${fmt(limit, 2)} req/s (stable), queue max ${fmt(queueMax, 0)}, now ` +
       `${fmt(queueNow, 0)}: neither saturation nor stability is evident yet`,
   };
 }

@@ -11,6 +11,7 @@ export {
 } from './errors.js';
 export { calibrationInputSchema, parseCalibrationInput, type CalibrationInput, type CalibrationPlan } from './input.js';
 export { gpuCount, podTemplateHash, vllmContainer, type TemplateContainer } from './provenance.js';
+export { argsOf, maxNumSeqsOf, parseVllmArgs } from './engineArgs.js';
 export { renderSummaryText } from './report.js';
 export { calibrationTarget, stepQueries } from './stepQueries.js';
 export { STRATEGY_NAMES, type StrategyName } from './strategyNames.js';

@@ -8,14 +8,14 @@
  * latency; when it does not, the unanswered ones pile up and L grows at about (offered − served) per second without
  * bound. So the step is saturated when:
  * - the requests in flight keep growing: the least-squares slope of `vus` over the readings since a request first
- *   finished (before that L is still filling towards λW) is significantly ABOVE the verdict's limit
- *   max(0.5, 2 % of the rate) req/s (one-sided t-test with n − 2 df, as shared/calibration/earlyStop.ts tests the
+ *   finished (before that L is still filling towards λW) is significantly ABOVE the early-ending limit
+ *   max(0.5, 2 % of the rate) req/s (SATURATION_RULES.earlyEndingSlopeMinPerSecond) (one-sided t-test with n − 2 df, as shared/calibration/earlyStop.ts tests the
  *   queue: it reuses its fitSlope and tCritical), it still grew over the latest interval, and it rose by at least
  *   SATURATION_RULES.queueMaxFloor, after minSeconds of load, minReadings readings and minSpanSeconds; or
  * - k6 dropped iterations: every VU was busy (heavy overload: the pool of maxVUs ran out), after minSeconds.
  * It never decides `stable`: stability is judged from AMP, whose series are the judge of the step's verdict.
  */
-import { fitSlope, saturationSlopeLimit, tCritical, DEFAULT_MIN_SECONDS_FRACTION } from './earlyStop.js';
+import { earlySaturationSlopeLimit, fitSlope, tCritical, DEFAULT_MIN_SECONDS_FRACTION } from './earlyStop.js';
 import { fmt } from './format.js';
 import type { EarlyStopSettings } from './input.js';
 import { SATURATION_RULES } from './rules.js';
@@ -29,6 +29,8 @@ export interface K6Reading {
   iterations: number;
   droppedIterations: number;
   httpReqs: number;
+  /** The fastest request so far, ms (about one unloaded request's lifetime); absent before any answer. */
+  minDurationMs?: number;
 }
 
 export const K6_SIGNAL_RULES = {
@@ -115,7 +117,7 @@ function slopeTest(
     return { saturated: false, tested: false, text: `${rose} (${minSpanSeconds} s needed for a trend)` };
 
   const fit = fitSlope(points.map((r) => ({ tMs: r.tMs, queue: r.vus })));
-  const limit = saturationSlopeLimit(offeredRps);
+  const limit = earlySaturationSlopeLimit(offeredRps);
   const critical = tCritical(confidence, fit.n - 2);
   const t = fit.standardError === 0 ? Number.POSITIVE_INFINITY : (fit.slopePerSecond - limit) / fit.standardError;
   const previous = points.at(-2) as K6Reading;

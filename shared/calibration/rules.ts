@@ -10,12 +10,21 @@
 export const SATURATION_RULES = {
   /**
    * The queue keeps growing: least-squares slope of `sum(vllm:num_requests_waiting)` over the hold above
-   * max(queueSlopeMinPerSecond, queueSlopeRateFraction × offered rate) requests/s. 0.5 req/s is 30 requests over a
-   * 60 s hold, which a replica that keeps up does not accumulate; 2 % of the rate keeps scrape noise at high rates
-   * from counting.
+   * max(queueSlopeMinPerSecond, queueSlopeRateFraction × offered rate) requests/s. 2 % of the rate keeps scrape noise
+   * at high rates from counting; 0.1 req/s (6 requests over a 60 s hold, with queueMaxFloor queued at some point) is
+   * what a replica that keeps up does not accumulate: below capacity vLLM admits what arrives, and waiting requests
+   * are the knee's first sign. It was 0.5 (30 requests a minute): on a replica of 5 req/s that is 10 % of its
+   * capacity, and an overload of 8-12 % read "stable" (llama-8b-l4-prefill, 5.5 and 5.7 req/s against 5.09).
    */
-  queueSlopeMinPerSecond: 0.5,
+  queueSlopeMinPerSecond: 0.1,
   queueSlopeRateFraction: 0.02,
+  /**
+   * An early ending calls a step saturated only when its queue (earlyStop.ts) or k6's requests in flight
+   * (k6Signal.ts) grow significantly faster than max(earlyEndingSlopeMinPerSecond, queueSlopeRateFraction × rate):
+   * ending skips the rest of the hold, so only a clear overload ends it; a slight one is held and judged by the
+   * verdict. In flight k6 also counts the batch filling towards rate × latency, which a low floor would mistake.
+   */
+  earlyEndingSlopeMinPerSecond: 0.5,
   /** ... and the queue actually held requests: its maximum reached at least this many (the guide saw 150-350). */
   queueMaxFloor: 5,
   /**

@@ -38,6 +38,8 @@ export interface StepQueries {
   completedLateHalf: string;
   /** Pods that had vLLM series during the window. */
   pods: string;
+  /** Requests in the running batches (all Pods together), averaged over the window. */
+  runningMean: string;
   /**
    * The mean decode time of the requests that finished in the window: mean end-to-end − mean time to first token,
    * from the histograms' _sum / _count (exact means, not interpolated from buckets); empty when none finished.
@@ -112,6 +114,7 @@ export function stepQueries(target: Target, windowSeconds: number): StepQueries 
       increaseOf(target, VLLM.requestSuccess, windowDuration(lateHalfSeconds(windowSeconds))),
     ),
     pods: `count(${aggregate('max', ['pod'], overTime('max_over_time', target, VLLM.numRequestsRunning, window))})`,
+    runningMean: aggregate('sum', [], overTime('avg_over_time', target, VLLM.numRequestsRunning, window)),
     meanLifetime: dropNaN(
       `${windowMean(target, VLLM.e2eRequestLatency, window)} - ${windowMean(target, VLLM.timeToFirstToken, window)}`,
     ),

@@ -2,7 +2,7 @@
  * What several checks read about the target: its Deployment, Pod template, vLLM container and args, Ready Pods,
  * and the helpers that turn what they saw into evidence.
  */
-import { gpuCount, type TemplateContainer, vllmContainer } from '../calibration/index.js';
+import { argsOf, gpuCount, parseVllmArgs, type TemplateContainer, vllmContainer } from '../calibration/index.js';
 import { KINDS, type KubeObject, type ObjectRef } from '../kube/index.js';
 import { PreflightDeploymentNotFoundError, PreflightPodTemplateInvalidError } from './errors.js';
 import type { Evidence, PreflightContext } from './types.js';
@@ -61,41 +61,7 @@ export function vllmContainerOf(template: PodTemplate): TemplateContainer {
   return vllmContainer(template.containers);
 }
 
-export { gpuCount };
-
-/** The argument list of the vLLM container as vLLM sees it (`args`, else `command`), as provenance records it. */
-export function argsOf(container: TemplateContainer): string[] {
-  return [...(container.args ?? container.command ?? [])];
-}
-
-/**
- * vLLM's flags as argparse reads them: `--flag value` or `--flag=value`; a flag followed by another flag (or by
- * nothing) is a switch with value `true`. Positional words (`vllm serve <model>`) are kept under `_`.
- */
-export function parseVllmArgs(args: readonly string[]): Map<string, string> {
-  const flags = new Map<string, string>();
-  const positional: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const token = args[i] as string;
-    if (!token.startsWith('--')) {
-      positional.push(token);
-      continue;
-    }
-    const eq = token.indexOf('=');
-    if (eq >= 0) {
-      flags.set(token.slice(0, eq), token.slice(eq + 1));
-      continue;
-    }
-    const next = args[i + 1];
-    if (next === undefined || next.startsWith('--')) flags.set(token, 'true');
-    else {
-      flags.set(token, next);
-      i += 1;
-    }
-  }
-  if (positional.length > 0) flags.set('_', positional.join(' '));
-  return flags;
-}
+export { argsOf, gpuCount, parseVllmArgs };
 
 /** The model a vLLM container serves: `--served-model-name`, else `--model`, else `serve <model>`. */
 export function servedModelOf(args: readonly string[]): string | undefined {

@@ -115,8 +115,8 @@ describe('Object: adaptiveStrategy', () => {
       // Act
       const run = runStrategy(adaptiveStrategy, new SaturatingServer({ capacityRps: 5000 }), input);
 
-      // Assess
-      expect(run.steps.map((s) => s.rateRps)).toEqual([10, 30, 90, 100]);
+      // Assess: 10 req/s used 0.1 % of the KV cache, which bounds the capacity at 10,000 req/s: straight to maxRps.
+      expect(run.steps.map((s) => s.rateRps)).toEqual([10, 100]);
       expect(run.reason).toBe('not saturated up to maxRps: every step was stable, up to 100 req/s');
     });
 
@@ -191,7 +191,8 @@ describe('Object: adaptiveStrategy', () => {
       const input = adaptiveInput({ adaptive: { maxSteps: 3 } });
 
       // Act
-      const run = runStrategy(adaptiveStrategy, new SaturatingServer({ capacityRps: 200 }), input);
+      const server = new SaturatingServer({ capacityRps: 200, kvCacheUsageAtCapacity: 0 });
+      const run = runStrategy(adaptiveStrategy, server, input);
 
       // Assess
       expect(run.steps).toHaveLength(3);
@@ -203,7 +204,9 @@ describe('Object: adaptiveStrategy', () => {
       const input = adaptiveInput();
 
       // Act
-      const run = runStrategy(adaptiveStrategy, new SaturatingServer({ capacityRps: 56.7, seed: 2 }), input);
+      // No KV usage reported: the bracket grows × 3.
+      const server = new SaturatingServer({ capacityRps: 56.7, seed: 2, kvCacheUsageAtCapacity: 0 });
+      const run = runStrategy(adaptiveStrategy, server, input);
 
       // Assess: 10, 30 (bracket), 90 (saturated), then probes around 56.7
       const loads = run.decisions.filter((d): d is LoadDecision => !d.done);
@@ -218,6 +221,59 @@ describe('Object: adaptiveStrategy', () => {
         expect(step.ending?.heldSeconds).toBeGreaterThanOrEqual(0.5 * step.holdSeconds);
     });
 
+    it.each([
+      [
+        'the KV cache',
+        { kvCacheUsageAtCapacity: 0.5 },
+        40,
+        /\(10 req\/s used 12\.5 % of the KV cache, so it fills at about 80 req\/s\)/,
+        100,
+      ],
+      [
+        'the batch against --max-num-seqs',
+        { kvCacheUsageAtCapacity: 0.5, maxNumSeqs: 64 },
+        30,
+        /\(10 req\/s ran 15\.3 requests at once, so --max-num-seqs 64 × 1 Pod\(s\) hold at most 41\.7 req\/s\)/,
+        52,
+      ],
+    ])(
+      'jumps from a stable step to 1.25 × the capacity bound it gives (%s), saturating in one step',
+      (_limit, options, capacity, reason, jump) => {
+        // Prepare
+        const input = adaptiveInput();
+
+        // Act
+        const run = runStrategy(adaptiveStrategy, new SaturatingServer({ capacityRps: capacity, ...options }), input);
+
+        // Assess
+        const loads = run.decisions.filter((d): d is LoadDecision => !d.done);
+        expect(loads[1]?.rateRps).toBe(jump);
+        expect(loads[1]?.reason).toMatch(reason);
+        expect(run.steps[1]?.verdict.saturated).toBe(true);
+        const found = decideAdaptive(run.steps, input.plan).capacity?.value as number;
+        expect(found).toBeGreaterThan(capacity * 0.95);
+        expect(found).toBeLessThan(capacity * 1.05);
+      },
+    );
+
+    it('grows × growthFactor when the bound is lower than that, and never jumps beyond growthFactor³', () => {
+      // Prepare: a cache that is 95 % full at capacity bounds little above it; one 0.1 % full at 10,000 req/s bounds
+      // far above it.
+      const input = adaptiveInput();
+      const tight = runStrategy(
+        adaptiveStrategy,
+        new SaturatingServer({ capacityRps: 20, kvCacheUsageAtCapacity: 0.95 }),
+        input,
+      );
+      const loose = runStrategy(adaptiveStrategy, new SaturatingServer({ capacityRps: 10_000 }), input);
+
+      // Assess
+      expect(tight.steps[1]?.rateRps).toBe(30);
+      expect(tight.decisions[1]?.reason).toBe('bracket: 10 req/s was stable, so × 3');
+      expect(loose.steps[1]?.rateRps).toBe(270);
+      expect(loose.decisions[1]?.reason).toMatch(/capped at × 3³ \(270\)$/);
+    });
+
     it('holds bracket steps for bracketHoldSeconds and the probes for holdSeconds', () => {
       // Prepare
       const input = adaptiveInput({
@@ -227,7 +283,11 @@ describe('Object: adaptiveStrategy', () => {
       });
 
       // Act
-      const run = runStrategy(adaptiveStrategy, new SaturatingServer({ capacityRps: 25 }), input);
+      const run = runStrategy(
+        adaptiveStrategy,
+        new SaturatingServer({ capacityRps: 25, kvCacheUsageAtCapacity: 0 }),
+        input,
+      );
 
       // Assess
       const holds = run.decisions.filter((d): d is LoadDecision => !d.done).map((d) => [d.rateRps, d.holdSeconds]);

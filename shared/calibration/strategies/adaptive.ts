@@ -2,14 +2,16 @@ import { fmt } from '../format.js';
 import type { CalibrationPlan } from '../input.js';
 import { SATURATION_RULES } from '../rules.js';
 import type { StepMeasurement, StrategyDecision } from '../types.js';
-import { kneeEstimate, requestLifetimeSeconds, type KneeEstimate } from '../capacityEstimate.js';
+import { capacityUpperBound, kneeEstimate, requestLifetimeSeconds, type KneeEstimate } from '../capacityEstimate.js';
 import type { CalibrationStrategy } from './types.js';
 
 /**
  * The `adaptive` strategy (docs/adr/0013): find the knee with few steps, then pin it to ±resolution of capacity.
  *
- * 1. Bracket: startRps (10), then × growthFactor (3) after every stable step, up to maxRps ("not saturated up to maxRps"
- *    when a step at maxRps is stable). A step far above the knee costs no accuracy: it completes at capacity too.
+ * 1. Bracket: startRps (10), then after every stable step × growthFactor (3), or straight past the capacity bound
+ *    that step gives (bracketRate: its batch against --max-num-seqs, its KV cache's usage), up to maxRps ("not
+ *    saturated up to maxRps" when a step at maxRps is stable). A step far above the knee costs no accuracy: it
+ *    completes at capacity too, and each stable step climbing to the knee costs a hold.
  * 2. Estimate: the lowest saturated step gives the capacity C (capacityEstimate.ts: completions and queue slope),
  *    averaged with the other saturated steps that agree with it, never below what a stable step below it completed
  *    (it kept up with that much).
@@ -18,9 +20,10 @@ import type { CalibrationStrategy } from './types.js';
  *    fall outside the bracket (the estimate and the verdicts disagree) the bracket is bisected instead.
  * 4. Stop when the bracket lies within C × (1 ± resolution), or after maxSteps, with the reason.
  *
- * The verdict (measure.ts classifyStep) cannot see an overload smaller than its queue-slope limit max(0.5, 2 % of the
- * rate) req/s: below about 25 req/s that is more than 5 % of capacity, so the upper probe goes at least that far
- * above C (with a 25 % margin) and the stop accepts the bracket at that width; the reason says so.
+ * The verdict (measure.ts classifyStep) cannot see an overload smaller than its queue-slope limit max(0.1, 2 % of the
+ * rate) req/s, nor one whose queue stays under queueMaxFloor (5) within the hold: where that is more than 5 % of
+ * capacity, the upper probe goes at least twice that far above C (DETECTION_MARGIN) and the stop accepts the bracket at
+ * that width; the reason says so.
  *
  * Holds: plan.holdSeconds, or plan.adaptive.bracketHoldSeconds for the bracket steps (far from the knee their verdict is
  * clear-cut, so with a scrape interval a few times shorter they can be shorter; off by default because with the
@@ -54,7 +57,7 @@ export const MIN_RATE_RPS = 0.1;
 const ESTIMATE_SLACK = 0.2;
 
 /** Extra margin over the verdict's least detectable overload, so that noise does not hide the upper probe's queue. */
-const DETECTION_MARGIN = 1.25;
+const DETECTION_MARGIN = 2;
 
 /** The adaptive search's state and next decision for the steps measured so far (pure; `next` returns its decision). */
 export function decideAdaptive(steps: readonly StepMeasurement[], plan: CalibrationPlan): AdaptiveState {
@@ -84,16 +87,8 @@ export function decideAdaptive(steps: readonly StepMeasurement[], plan: Calibrat
       const first = Math.min(cfg.maxRps, roundRate(cfg.startRps));
       return load(state, first, hold, rest, `bracket: first step at startRps ${fmt(first)} req/s`);
     }
-    let rate = Math.min(cfg.maxRps, roundRate(top.rateRps * cfg.growthFactor));
-    if (rate <= top.rateRps) rate = Math.min(cfg.maxRps, top.rateRps + granularity(top.rateRps));
-    return load(
-      state,
-      rate,
-      hold,
-      rest,
-      `bracket: ${fmt(top.rateRps)} req/s was stable, so × ${fmt(cfg.growthFactor)}` +
-        (rate === cfg.maxRps ? ` (capped at maxRps ${fmt(cfg.maxRps)})` : ''),
-    );
+    const { rate, why } = bracketRate(top, cfg);
+    return load(state, rate, hold, rest, why);
   }
 
   const hi = hiStep.rateRps;
@@ -165,6 +160,34 @@ export function decideAdaptive(steps: readonly StepMeasurement[], plan: Calibrat
     state,
     `bracket ${bracket} cannot be narrowed at the rate rounding (0.1 / 1 req/s); ${cText}${noisyText}`,
   );
+}
+
+/** How far above a stable step's capacity bound the bracket jumps: clearly saturated, even when the bound is tight. */
+export const JUMP_MARGIN = 1.25;
+
+/**
+ * The bracket's next rate after the stable step `top`: × growthFactor, or, when the step bounds the capacity from
+ * above (capacityUpperBound: the batch against --max-num-seqs, the KV cache's usage), JUMP_MARGIN above that bound
+ * when it is higher, so that one step saturates instead of several stable ones climbing to the knee; at most
+ * growthFactor³ × the step's rate, never above maxRps.
+ */
+export function bracketRate(top: StepMeasurement, cfg: CalibrationPlan['adaptive']): { rate: number; why: string } {
+  const grown = roundRate(top.rateRps * cfg.growthFactor);
+  const bound = capacityUpperBound(top);
+  const jump = bound === null ? null : roundRate(JUMP_MARGIN * bound.value);
+  const ceiling = roundRate(top.rateRps * cfg.growthFactor ** 3);
+  let rate = jump !== null && jump > grown ? Math.min(jump, ceiling) : grown;
+  let why =
+    jump !== null && jump > grown
+      ? `bracket: ${fmt(top.rateRps)} req/s was stable and bounds the capacity (${bound?.reason}), so ` +
+        `${fmt(JUMP_MARGIN)} × that${jump > ceiling ? ` capped at × ${fmt(cfg.growthFactor)}³ (${fmt(ceiling)})` : ''}`
+      : `bracket: ${fmt(top.rateRps)} req/s was stable, so × ${fmt(cfg.growthFactor)}`;
+  if (rate <= top.rateRps) rate = top.rateRps + granularity(top.rateRps);
+  if (rate >= cfg.maxRps) {
+    rate = cfg.maxRps;
+    why += ` (capped at maxRps ${fmt(cfg.maxRps)})`;
+  }
+  return { rate, why };
 }
 
 /**

@@ -9,6 +9,7 @@ import {
 } from '../../kube/manifests/index.js';
 import { measureBackground, parseLastCalibration, refuseServingTarget, type Background } from '../background.js';
 import { CalibrationTargetBusyError, CalibrationTargetNotFoundError } from '../errors.js';
+import { maxNumSeqsOf } from '../engineArgs.js';
 import type { CalibrationInput } from '../input.js';
 import { CALIBRATION_ANNOTATIONS, executionNames } from './names.js';
 import type { BasePorts, CalibrationPorts } from './ports.js';
@@ -105,6 +106,7 @@ export async function deploy(ports: Ports, { input, execution }: z.output<typeof
     startedAtMs: ports.clock.now(),
     actions,
     background,
+    maxNumSeqs: maxNumSeqsOf(deployed),
   };
   ports.logger.info('deployment ready for the calibration', { execution: execution.name, ...state });
   return state;

@@ -51,6 +51,7 @@ export async function lookAtK6(input: K6LookInput): Promise<K6Look> {
       iterations: live.iterations,
       droppedIterations: live.droppedIterations,
       httpReqs: live.httpReqs,
+      ...(live.httpReqDurationMs === null ? {} : { minDurationMs: live.httpReqDurationMs.min }),
     };
     readings = [...carried, reading].slice(-K6_SIGNAL_RULES.keptReadings);
   } catch (error) {

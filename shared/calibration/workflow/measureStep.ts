@@ -51,6 +51,7 @@ export async function measureStep(
       holdSeconds: (endMs - startMs) / 1000,
       startMs,
       endMs,
+      ...(load.maxNumSeqs === undefined ? {} : { maxNumSeqs: load.maxNumSeqs }),
     },
     summary,
     ending,

@@ -90,6 +90,7 @@ export async function startLoadStep(
     backgroundRps,
     holdSeconds,
     ...(plan.stableAfterFraction === undefined ? {} : { stableAfterFraction: plan.stableAfterFraction }),
+    ...(deployment.maxNumSeqs === undefined ? {} : { maxNumSeqs: deployment.maxNumSeqs }),
   };
 }
 

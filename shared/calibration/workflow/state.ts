@@ -56,6 +56,11 @@ export const deploymentStateSchema = z.object({
   actions: z.array(z.string()),
   /** What the target served before anything changed (shared/calibration/background.ts): k6 adds to it. */
   background: z.object({ rateRps: z.number().min(0), reason: z.string() }),
+  /**
+   * The vLLM container's `--max-num-seqs` (per replica; shared/calibration/engineArgs.ts); null when not set there.
+   * Absent in states written before it was read.
+   */
+  maxNumSeqs: z.number().int().positive().nullable().optional(),
 });
 export type DeploymentState = z.infer<typeof deploymentStateSchema>;
 
@@ -102,6 +107,8 @@ export const loadStateSchema = z.object({
   holdSeconds: z.number().positive(),
   /** The strategy's stricter stable-ending bar for this step (WatchLoadStep), if any. */
   stableAfterFraction: z.number().gt(0).max(1).optional(),
+  /** The Deployment's `--max-num-seqs` (Deploy read it), recorded with the step's measurement. */
+  maxNumSeqs: z.number().int().positive().nullable().optional(),
 });
 export type LoadState = z.infer<typeof loadStateSchema>;
 
@@ -139,6 +146,7 @@ export const watchStateSchema = z.object({
         iterations: z.number().min(0),
         droppedIterations: z.number().min(0),
         httpReqs: z.number().min(0),
+        minDurationMs: z.number().min(0).optional(),
       }) satisfies z.ZodType<K6Reading>,
     )
     .max(K6_SIGNAL_RULES.keptReadings)

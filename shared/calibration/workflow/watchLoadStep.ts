@@ -15,8 +15,13 @@ import type { BasePorts, CalibrationPorts } from './ports.js';
 import { baseEventShape, loadStateSchema, watchStateSchema, type WatchState } from './state.js';
 import type { CalibrationStep } from './step.js';
 
-/** The fewest scrapes AMP's window of a step ended early must span to be measured (two samples for increase()). */
-const MIN_SCRAPES_IN_WINDOW = 2;
+/**
+ * How far into the load AMP's window of a step ended early must hold a scrape: at least k6's least load before an
+ * ending (minSeconds), and this many request lifetimes (k6's fastest request so far stands for one). Its completions
+ * are read at that sample (shared/calibration/counterWindow.ts) and the capacity corrects them for the requests in
+ * flight, C ≈ completions / (span − lifetime), which stays within a factor of two only past two lifetimes.
+ */
+const MIN_LIFETIMES_TO_LAST_SCRAPE = 2;
 
 type Ports = BasePorts & Pick<CalibrationPorts, 'cluster' | 'metricsSource'>;
 const event = z.object({ ...baseEventShape, load: loadStateSchema, previous: watchStateSchema.nullable() });
@@ -104,20 +109,25 @@ export async function watchLoadStep(
       plannedHoldSeconds: hold,
       settings,
     });
-    // AMP judges the step over [load start, stop]: a window shorter than MIN_SCRAPES_IN_WINDOW scrapes would hold too
-    // few samples for it to measure (no increase(), no queue slope), so k6's ending waits until the window has them.
+    // AMP judges the step over [load start, stop]: its window must hold a scrape far enough in to measure from it
+    // (MIN_LIFETIMES_TO_LAST_SCRAPE), so k6's ending waits for it.
     const scrapeSeconds =
       k6.decision.action === 'end'
         ? await estimateScrapeSeconds(ports.metricsSource(input.target), calibrationTarget(input), nowMs)
         : 0;
-    const measurableAfter = MIN_SCRAPES_IN_WINDOW * scrapeSeconds + 1;
+    const lifetime = (k6.readings.at(-1)?.minDurationMs ?? 0) / 1000;
+    const measuredFrom = Math.max(
+      settings.minSeconds ?? DEFAULT_MIN_SECONDS_FRACTION * hold,
+      MIN_LIFETIMES_TO_LAST_SCRAPE * lifetime,
+    );
+    const measurableAfter = scrapeSeconds + measuredFrom + 1;
     if (k6.decision.action === 'end' && elapsed < measurableAfter) {
       k6 = {
         ...k6,
         decision: { action: 'continue', reason: k6.decision.reason },
         note:
-          `${k6.decision.reason}; held on until ${fmt(measurableAfter, 0)} s of load, so that AMP's window holds ` +
-          `${MIN_SCRAPES_IN_WINDOW} scrapes (about ${fmt(scrapeSeconds, 0)} s apart) to measure`,
+          `${k6.decision.reason}; held on until ${fmt(measurableAfter, 0)} s of load, so that AMP's window holds a ` +
+          `scrape (about every ${fmt(scrapeSeconds, 0)} s) ${fmt(measuredFrom, 0)} s in or later to measure from`,
       };
       return look({
         status: 'continue',

@@ -33,6 +33,14 @@ export interface SaturatingServerOptions {
   lifetimeSeconds?: number;
   /** The scrape interval of the queue samples, seconds (default 5). */
   scrapeSeconds?: number;
+  /** The KV cache's mean usage at capacity, 0-1 (default 0.5; it grows in proportion to the load). 0: none reported. */
+  kvCacheUsageAtCapacity?: number;
+  /**
+   * The engine's --max-num-seqs, recorded with each step with the running batch (absent: neither is). The batch is
+   * full at capacity and grows a little faster than the rate below it (a fuller batch decodes more slowly):
+   * maxNumSeqs × (rate / C)^1.3.
+   */
+  maxNumSeqs?: number;
 }
 
 /** k6's graceful stop: the Job keeps waiting this long for the answers of requests in flight. */
@@ -61,12 +69,16 @@ export class SaturatingServer {
   private readonly queueNoise: number;
   private readonly lifetimeSeconds: number;
   private readonly scrapeSeconds: number;
+  private readonly kvCacheUsageAtCapacity: number;
+  private readonly maxNumSeqs: number | undefined;
   private startMs = T0_MS;
 
   constructor(options: SaturatingServerOptions) {
     this.capacityRps = options.capacityRps;
     this.random = seededRandom(options.seed ?? 1);
     this.completionNoise = options.completionNoise ?? 0.01;
+    this.kvCacheUsageAtCapacity = options.kvCacheUsageAtCapacity ?? 0.5;
+    this.maxNumSeqs = options.maxNumSeqs;
     this.queueNoise = options.queueNoise ?? 1;
     this.lifetimeSeconds = options.lifetimeSeconds ?? 2;
     this.scrapeSeconds = options.scrapeSeconds ?? 5;
@@ -141,8 +153,9 @@ export class SaturatingServer {
       p95E2eSeconds: p95Ttft + lifetime,
       p95TtftSeconds: p95Ttft,
       p95InterTokenSeconds: 0.03,
-      kvCacheUsageMean: Math.min(1, (0.5 * Math.min(rate, c)) / c),
-      kvCacheUsageMax: Math.min(1, (0.6 * Math.min(rate, c)) / c),
+      kvCacheUsageMean: Math.min(1, (this.kvCacheUsageAtCapacity * Math.min(rate, c)) / c),
+      kvCacheUsageMax: Math.min(1, (1.2 * this.kvCacheUsageAtCapacity * Math.min(rate, c)) / c),
+      ...(this.maxNumSeqs === undefined ? {} : { runningMean: this.maxNumSeqs * (Math.min(rate, c) / c) ** 1.3 }),
       preemptions: 0,
       completedRps: Math.max(0, completed),
       // The second half of the window runs at the service rate (the batch is full by then).
@@ -161,6 +174,7 @@ export class SaturatingServer {
       amp,
       verdict: classifyStep(amp, k6, rate, input, window, ending),
       ending,
+      ...(this.maxNumSeqs === undefined ? {} : { maxNumSeqs: this.maxNumSeqs }),
     };
     // The Job ends once its answers are in (held) or when it is stopped (early): the next rest starts then.
     this.startMs += (window + (k6 === null ? 0 : Math.min(K6_GRACEFUL_STOP_SECONDS, waitEnd + lifetime))) * 1000;
