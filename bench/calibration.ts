@@ -228,9 +228,10 @@ function parseCommandLine(argv: string[]): CommandLine {
   };
 }
 
-/** The early-ending watch interval scaled like the hold (the input's default: 10 s for the guide's 60 s), whole seconds. */
+/** The early-ending watch interval scaled like the hold (the input's default for the guide's 60 s), whole seconds. */
 function watchSeconds(holdSeconds: number): number {
-  return Math.max(1, Math.ceil((10 * holdSeconds) / 60));
+  const defaultSeconds = calibrationInputSchema.shape.plan.parse({}).earlyStop.watchSeconds;
+  return Math.max(1, Math.ceil((defaultSeconds * holdSeconds) / 60));
 }
 
 /**

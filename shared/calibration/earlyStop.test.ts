@@ -367,7 +367,7 @@ describe('Input: plan.earlyStop', () => {
       saturatedMinLifetimes: 4,
       stableMinLifetimes: 2,
       stableQueueMaxPerPod: 2,
-      watchSeconds: 10,
+      watchSeconds: 5,
     });
   });
 

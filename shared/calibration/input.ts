@@ -166,8 +166,12 @@ export const calibrationInputSchema = z.strictObject({
             .number({ error: 'must be a number of queued requests per Pod' })
             .min(0, { error: 'must be >= 0 queued requests per Pod' })
             .default(2),
-          /** Seconds between looks at the running step (WatchLoadStep). */
-          watchSeconds: seconds('between looks at a running step').default(10),
+          /**
+           * Seconds between looks at the running step (WatchLoadStep). Each look reads k6's live metrics, whose
+           * growth test needs 5 readings: 5 s lets a saturated step end some 25 s in rather than 50 (a look is one
+           * Lambda invocation and a few state transitions).
+           */
+          watchSeconds: seconds('between looks at a running step').default(5),
         })
         .prefault({}),
       /**

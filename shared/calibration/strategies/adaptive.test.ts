@@ -168,8 +168,12 @@ describe('Object: adaptiveStrategy', () => {
       // Assess
       expect(steps[steps.length - 1]?.verdict.saturated).toBe(false);
       expect(next.done).toBe(false);
+      // The saturated step's estimate (about 50) is below a rate the replica held: the capacity is taken as the
+      // middle of the bracket [probe, lowest saturated rate], and the next probe lies inside it.
+      const saturatedRps = Math.min(...steps.filter((s) => s.verdict.saturated).map((s) => s.rateRps));
       expect(next.rateRps).toBeGreaterThan(probe.rateRps);
-      expect(next.rateRps).toBeLessThan(64);
+      expect(next.rateRps).toBeLessThan(saturatedRps);
+      expect(next.reason).toContain(`the middle of the bracket [${probe.rateRps}, ${saturatedRps}] req/s`);
     });
 
     it('finds a capacity below the first rate by estimating it from that saturated step', () => {
@@ -337,6 +341,27 @@ describe('Function: restBefore', () => {
     expect(last.ending?.kind).toBe('saturated-early');
     expect(rest).toBe(Math.ceil((last.amp.p95E2eSeconds ?? 0) - (last.amp.p95TtftSeconds ?? 0)) + 1);
     expect(rest).toBeLessThan(Math.ceil(last.amp.queueMax / 55));
+  });
+
+  it('counts the seconds the step then waited for AMP as rest: its Job had stopped, the replica was idle', () => {
+    // Prepare: a saturated step held in full, measured once AMP held its window 20 s, then 200 s, after it.
+    const input = adaptiveInput({ restSeconds: 120, earlyStop: { enabled: false } });
+    const saturated = stepsUntil(55, input, (s) => s.some((x) => x.verdict.saturated));
+    const last = saturated[saturated.length - 1] as StepMeasurement;
+    const waited = (seconds: number) => [
+      ...saturated.slice(0, -1),
+      { ...last, ingestion: { waitedSeconds: seconds, looks: 3, reason: 'AMP held samples past the window' } },
+    ];
+
+    // Act
+    const full = restBefore(saturated, input.plan, 55);
+    const partly = restBefore(waited(20), input.plan, 55);
+    const none = restBefore(waited(200), input.plan, 55);
+
+    // Assess
+    expect(full).toBeGreaterThan(20);
+    expect(partly).toBe(full - 20);
+    expect(none).toBe(0);
   });
 });
 

@@ -204,7 +204,9 @@ export function detectableOverload(capacityRps: number, holdSeconds: number): nu
 /**
  * The rest before the next step, in whole seconds, at most plan.restSeconds: after a step held in full, its queue
  * drained at capacity (queueMax / C, C the estimate or what that step completed) plus one p95 latency for its requests
- * in flight; after a step ended early, whose load was stopped, one request lifetime and a second.
+ * in flight; after a step ended early, whose load was stopped, one request lifetime and a second. Less the seconds the
+ * step then waited for AMP to hold its window (its `ingestion`): its Job had finished or been stopped, so the replica
+ * rested meanwhile.
  */
 export function restBefore(steps: readonly StepMeasurement[], plan: CalibrationPlan, capacityRps: number | null) {
   const previous = steps.reduce<StepMeasurement | undefined>(
@@ -212,6 +214,12 @@ export function restBefore(steps: readonly StepMeasurement[], plan: CalibrationP
     undefined,
   );
   if (previous === undefined) return 0;
+  const rested = previous.ingestion?.waitedSeconds ?? 0;
+  return Math.max(0, Math.ceil(restNeeded(previous, plan, capacityRps) - rested));
+}
+
+/** The rest a step's leftovers need from when its load stopped (see restBefore), at most plan.restSeconds. */
+function restNeeded(previous: StepMeasurement, plan: CalibrationPlan, capacityRps: number | null): number {
   if (previous.ending !== undefined && previous.ending.kind !== 'held') {
     // Ended early: its k6 Job was deleted, the clients went away and vLLM aborted what they had queued or running
     // (it aborts a request whose connection closes), so nothing is left to drain; one request lifetime and a second
