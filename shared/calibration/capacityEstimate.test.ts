@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { heldLongEnough, kneeEstimate, MIN_LIFETIMES_FOR_THROUGHPUT } from './capacityEstimate.js';
+import { estimateCapacity, heldLongEnough, kneeEstimate, MIN_LIFETIMES_FOR_THROUGHPUT } from './capacityEstimate.js';
 import { buildSteps, testInput } from './testing/steps.js';
 
 // A KV-bound replica (llama-2-13b-h100-kv, 512/256 tokens): capacity ~6.3 req/s, a request lives ~13 s at the knee.
@@ -68,5 +68,60 @@ describe('Function: kneeEstimate', () => {
     expect(estimate?.reason).toContain(
       'below 6.5 req/s, which a stable step held, so raised to 7.25 req/s, the middle of the bracket [6.5, 8] req/s',
     );
+  });
+});
+
+describe('Function: estimateCapacity', () => {
+  // ministral-8b-l40s-fast at 4 × its capacity of 56.7 req/s: a full batch of 256, 4.5 s in it. The window's late half
+  // caught one wave of completions less than its share (51.2 req/s); the queue's slope is flattened by k6's maxVUs.
+  const overloaded = {
+    rateRps: 246,
+    holdSeconds: 46,
+    amp: {
+      queueSlopePerSecond: 4.2,
+      queueMax: 244,
+      queueMean: 240,
+      completedRps: 48.8,
+      completedRpsLateHalf: 51.2,
+      preemptions: 0,
+      meanLifetimeSeconds: 4.44,
+      runningMean: 256,
+      meanInferenceSeconds: 4.5,
+    },
+  };
+
+  it('takes the median of completions, queue and batch, so that one estimate off does not move it', () => {
+    // Prepare
+    const [step] = buildSteps([overloaded], testInput());
+
+    // Act
+    const estimate = estimateCapacity(step!);
+
+    // Assess: completions 51.2 (a wave short), offered − slope 241.8 (flattened), batch 256 / 4.5 = 56.9.
+    expect(estimate.fromBatch).toBeCloseTo(56.89, 2);
+    expect(estimate.value).toBeCloseTo(56.89, 2);
+    expect(estimate.reason).toBe(
+      'median of completions 51.20, offered − queue slope 241.80 and running batch / time in it 56.89 req/s',
+    );
+  });
+
+  it('leaves the batch out after preemptions (time waiting again counts as inference time)', () => {
+    const [step] = buildSteps([{ ...overloaded, amp: { ...overloaded.amp, preemptions: 3 } }], testInput());
+
+    const estimate = estimateCapacity(step!);
+
+    expect(estimate.fromBatch).toBeNull();
+    expect(estimate.value).toBeCloseTo(51.2, 2);
+    expect(estimate.reason).toMatch(/^completions 51\.20 req\/s; offered − queue slope 241\.80 req\/s disagrees/);
+  });
+
+  it('averages completions and batch when the queue did not grow and they agree within 10 %', () => {
+    const amp = { ...overloaded.amp, queueSlopePerSecond: 0, queueMax: 0, queueMean: 0, meanInferenceSeconds: 4.7 };
+    const [step] = buildSteps([{ ...overloaded, amp }], testInput());
+
+    const estimate = estimateCapacity(step!);
+
+    expect(estimate.value).toBeCloseTo((51.2 + 256 / 4.7) / 2, 2);
+    expect(estimate.reason).toContain('mean of completions 51.20 and running batch / time in it 54.47 req/s');
   });
 });

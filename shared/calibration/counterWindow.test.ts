@@ -18,6 +18,8 @@ function reading(pods: Record<string, { at: number; completed: number; preemptio
     e2eCount: map((p) => p.completed),
     ttftSum: map((p) => p.completed * 0.5),
     ttftCount: map((p) => p.completed),
+    inferenceSum: map((p) => p.completed * 2.6),
+    inferenceCount: map((p) => p.completed),
   };
 }
 
@@ -38,6 +40,7 @@ describe('Function: counterWindowFrom', () => {
     expect(window?.spanSeconds).toBe(47.5);
     expect(window?.preemptions).toBe(2);
     expect(window?.meanLifetimeSeconds).toBeCloseTo(2.5, 9);
+    expect(window?.meanInferenceSeconds).toBeCloseTo(2.6, 9);
   });
 
   it("takes the users' completions during the rest before the load off", () => {

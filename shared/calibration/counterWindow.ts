@@ -29,6 +29,9 @@ export interface CounterWindowQueries {
   e2eCount: string;
   ttftSum: string;
   ttftCount: string;
+  /** `vllm:request_inference_time_seconds`: a request's time in the running batch (scheduled to last token). */
+  inferenceSum: string;
+  inferenceCount: string;
 }
 
 export function counterWindowQueries(target: Target): CounterWindowQueries {
@@ -50,6 +53,8 @@ export function counterWindowQueries(target: Target): CounterWindowQueries {
     e2eCount: perPod(VLLM.e2eRequestLatency, '_count'),
     ttftSum: perPod(VLLM.timeToFirstToken, '_sum'),
     ttftCount: perPod(VLLM.timeToFirstToken, '_count'),
+    inferenceSum: perPod(VLLM.requestInferenceTime, '_sum'),
+    inferenceCount: perPod(VLLM.requestInferenceTime, '_count'),
   };
 }
 
@@ -62,6 +67,8 @@ export interface CounterWindow {
   preemptions: number;
   /** Mean end-to-end − mean TTFT of the requests finished in between; null when none finished. */
   meanLifetimeSeconds: number | null;
+  /** Their mean time in the running batch (vllm:request_inference_time_seconds); null when none finished. */
+  meanInferenceSeconds: number | null;
   /**
    * The completions between each Pod's last sample before the window's middle and its last sample in the window, and
    * how far into the load the earliest of those middle samples lies; null when a Pod has no sample in either half.
@@ -117,7 +124,7 @@ export function counterWindowFrom(
   const share = Math.max(0, params.backgroundRps) / pods.length;
   let completedRps = 0;
   let spans = 0;
-  const totals = { preemptions: 0, e2eSum: 0, e2eCount: 0, ttftSum: 0, ttftCount: 0 };
+  const totals = { preemptions: 0, e2eSum: 0, e2eCount: 0, ttftSum: 0, ttftCount: 0, inferenceSum: 0, inferenceCount: 0 };
   for (const pod of pods) {
     const t0 = before.scrapedAt.get(pod);
     const t1 = after.scrapedAt.get(pod) as number;
@@ -131,6 +138,8 @@ export function counterWindowFrom(
       e2eCount: delta('e2eCount'),
       ttftSum: delta('ttftSum'),
       ttftCount: delta('ttftCount'),
+      inferenceSum: delta('inferenceSum'),
+      inferenceCount: delta('inferenceCount'),
     };
     if (Object.values(deltas).some((d) => !Number.isFinite(d) || d < 0)) return null;
     const span = t1 - startS;
@@ -142,6 +151,8 @@ export function counterWindowFrom(
     totals.e2eCount += deltas.e2eCount;
     totals.ttftSum += deltas.ttftSum;
     totals.ttftCount += deltas.ttftCount;
+    totals.inferenceSum += deltas.inferenceSum;
+    totals.inferenceCount += deltas.inferenceCount;
   }
   const meanLifetimeSeconds =
     totals.e2eCount > 0 && totals.ttftCount > 0
@@ -152,6 +163,7 @@ export function counterWindowFrom(
     spanSeconds: spans / pods.length,
     preemptions: totals.preemptions,
     meanLifetimeSeconds,
+    meanInferenceSeconds: totals.inferenceCount > 0 ? totals.inferenceSum / totals.inferenceCount : null,
     lateHalf: middle === undefined ? null : lateHalfFrom(after, middle, pods, startS),
   };
 }

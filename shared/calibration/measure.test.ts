@@ -153,6 +153,8 @@ describe('Function: measureStep', () => {
       e2eCount: (t) => 1000 + Math.max(0, t - T0_MS / 1000 - 2) * 30,
       ttftSum: (t) => 100 + Math.max(0, t - T0_MS / 1000 - 2) * 30 * 0.5,
       ttftCount: (t) => 1000 + Math.max(0, t - T0_MS / 1000 - 2) * 30,
+      inferenceSum: (t) => Math.max(0, t - T0_MS / 1000 - 2) * 30 * 1.6,
+      inferenceCount: (t) => 1000 + Math.max(0, t - T0_MS / 1000 - 2) * 30,
     };
     const flat = matrix([{ points: [[T0_MS / 1000 + 20, 0] as const] }]);
     const { source } = await sourceFor(
@@ -172,6 +174,7 @@ describe('Function: measureStep', () => {
     expect(step.amp.completedLateHalfFromSeconds).toBe(20);
     // Mean e2e 2 s − mean TTFT 0.5 s of the requests finished in between.
     expect(step.amp.meanLifetimeSeconds).toBeCloseTo(1.5, 6);
+    expect(step.amp.meanInferenceSeconds).toBeCloseTo(1.6, 6);
     // Not behind: 28.8 req/s is what 30 req/s leaves with k6's 2 s of requests in flight at the last sample.
     expect(step.verdict.reasons.filter((r) => r.startsWith('vLLM completed'))).toEqual([]);
   });

@@ -148,6 +148,7 @@ export async function measureStep(
           completedLateHalfFromSeconds: counters.lateHalf?.fromSeconds ?? null,
           preemptions: counters.preemptions,
           meanLifetimeSeconds: counters.meanLifetimeSeconds ?? value('meanLifetime'),
+          meanInferenceSeconds: counters.meanInferenceSeconds,
         }),
   };
   return {

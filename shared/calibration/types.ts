@@ -62,6 +62,11 @@ export interface AmpStepMeasurement {
   /** Requests in the running batches, all Pods together, averaged over the window; null or absent: not measured. */
   runningMean?: number | null;
   /**
+   * Mean time in the running batch (vllm:request_inference_time_seconds, scheduled to last token) of the requests
+   * finished in the window, seconds; null or absent: not measured (read only at the window's samples).
+   */
+  meanInferenceSeconds?: number | null;
+  /**
    * Mean decode time (mean end-to-end − mean TTFT) of the requests finished in the window, seconds; null when none
    * finished. Absent in reports written before it was measured.
    */
