@@ -256,6 +256,9 @@ export function describePathTests(strategy: StrategyName): void {
         // Assess
         expect(report.provenance.executionName).toBe(name);
         expect(report.steps.length).toBeGreaterThanOrEqual(2);
+        // Deploy read --max-num-seqs from the Deployment's vLLM container; every step records it with its batch.
+        expect(report.steps.map((s) => s.maxNumSeqs)).toEqual(report.steps.map(() => twin.profile.engine.maxNumSeqs));
+        expect(report.steps.every((s) => (s.amp.runningMean ?? 0) > 0)).toBe(true);
         expect(chart).toMatch(/^<svg[\s>]/);
         expect(latest?.executionName).toBe(name);
       });
