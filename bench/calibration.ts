@@ -13,9 +13,10 @@
  * `linear` runs the guide's plan as the guide does (7 steps, every hold and rest in full), so its load-test seconds
  * are known without running it: 7 holds + 6 rests. By default only `adaptive` runs and adaptive / linear is taken
  * against that figure; `--strategies linear,adaptive` runs linear too (for its detected saturation and error). Each
- * condition has its hold and rest: with 1 s scrapes half the guide's (30 s / 15 s), with 15 and 30 s scrapes the
- * guide's own 60 s / 30 s (a 30 s hold would hold one or two samples); `--hold`/`--rest` replace them for every
- * condition. `--parallel` calibrations (default 4) run at once, each in its own process with its own twin. `--json`
+ * condition runs the guide's own hold and rest, 60 s / 30 s: its plan is what adaptive is measured against, and a
+ * request lives 10-13 s on the KV-bound and prefill-heavy profiles, so a shorter hold is under three lifetimes (once
+ * halved to 30 s / 15 s with 1 s scrapes to save wall time; those profiles' saturated steps then had not reached the
+ * steady state in their window); `--hold`/`--rest` replace them for every condition. `--parallel` calibrations (default 4) run at once, each in its own process with its own twin. `--json`
  * prints the results as JSON instead of the tables; `--markdown` prints the tables as Markdown (for
  * docs/benchmarks.md). `--reports DIR` keeps each run's calibration report there (its steps' verdicts and reasons).
  * Progress goes to stderr.
@@ -73,8 +74,8 @@ const NO_LAG = { ingestionLagSeconds: 0, ingestionJitterSeconds: 0 } as const;
 const CONDITIONS: Readonly<Record<string, BenchCondition>> = {
   ideal: {
     description: 'the profile as written: 1 s scrapes, no AMP ingestion lag, nobody else on the target',
-    holdSeconds: 30,
-    restSeconds: 15,
+    holdSeconds: 60,
+    restSeconds: 30,
     // Explicitly without lag: a bench profile may extend one that has it (ministral-8b-l40s-fast).
     profile: (profile) => ({ ...profile, amp: NO_LAG }),
   },
@@ -98,8 +99,8 @@ const CONDITIONS: Readonly<Record<string, BenchCondition>> = {
     description:
       "users beside the test: 30 % of the replica's capacity through the Service, of the same request shape " +
       '(deploy.allowServingTraffic: true)',
-    holdSeconds: 30,
-    restSeconds: 15,
+    holdSeconds: 60,
+    restSeconds: 30,
     profile: (profile, capacityRps, shape) => ({
       ...profile,
       amp: NO_LAG,
