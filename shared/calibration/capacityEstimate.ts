@@ -157,8 +157,8 @@ function batchEstimate(step: StepMeasurement): number | null {
 /** The capacity the saturated steps agree on, raised to what the stable steps below them proved the replica keeps up with. */
 export interface KneeEstimate extends CapacityEstimate {
   /**
-   * The highest rate a stable step below the lowest saturated one held, among those whose window lasted
-   * MIN_LIFETIMES_FOR_THROUGHPUT lifetimes; 0 none.
+   * The most a stable step below the lowest saturated one completed (in-flight corrected, at most its rate), among
+   * those whose window lasted MIN_LIFETIMES_FOR_THROUGHPUT lifetimes; 0 none.
    */
   floorRps: number;
 }
@@ -167,11 +167,10 @@ export interface KneeEstimate extends CapacityEstimate {
  * One replica's capacity from all the steps of a calibration (all Pods of the test together), or null before any step
  * saturated: the lowest saturated step's estimate (nearest the knee), averaged with those of the other saturated steps
  * that agree with it within AGREEMENT (each independently measures the same service rate, so the mean is less noisy),
- * and never below a rate a stable step under it held. When the saturated steps read less than that, their windows
- * had not reached the steady state (a prefill-heavy replica under overload completes less in its first minute than
- * later: the batch fills with half-prefilled prompts), and the capacity lies between that stable rate and the lowest
- * saturated one: the middle of that bracket is taken (its error is at most half the bracket). The adaptive search and
- * the analysis both use it, so the report's capacity is the one the search converged on.
+ * and never below what a stable step under it completed. (Not the middle of [stable rate, lowest saturated rate]
+ * either, tried: with a bracket as wide as a jump's it threw the estimate far up, and a KV-bound replica holds a rate
+ * above what it drains a backlog at, from a rested start, for a minute.) The adaptive search and the analysis both use
+ * it, so the report's capacity is the one the search converged on.
  */
 export function kneeEstimate(steps: readonly StepMeasurement[]): KneeEstimate | null {
   const sorted = [...steps].sort((a, b) => a.rateRps - b.rateRps || a.index - b.index);
@@ -195,17 +194,14 @@ export function kneeEstimate(steps: readonly StepMeasurement[]): KneeEstimate | 
     0,
     ...sorted
       .filter((s) => !s.verdict.saturated && s.rateRps < lowest.rateRps && heldLongEnough(s))
-      .map((s) => s.rateRps),
+      .map((s) => Math.min(s.rateRps, completionsInFlightCorrected(s))),
   );
   if (floorRps <= combined.value) return { ...combined, floorRps };
-  const value = (floorRps + lowest.rateRps) / 2;
   return {
     ...combined,
-    value,
+    value: floorRps,
     floorRps,
-    reason:
-      `${combined.reason}; below ${fmt(floorRps)} req/s, which a stable step held, so raised to ${fmt(value)} ` +
-      `req/s, the middle of the bracket [${fmt(floorRps)}, ${fmt(lowest.rateRps)}] req/s`,
+    reason: `${combined.reason}; raised to ${floorRps.toFixed(1)} req/s, what a stable step below it completed`,
   };
 }
 
