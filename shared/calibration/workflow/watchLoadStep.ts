@@ -17,11 +17,14 @@ import type { CalibrationStep } from './step.js';
 
 /**
  * How far into the load AMP's window of a step ended early must hold a scrape: at least k6's least load before an
- * ending (minSeconds), and this many request lifetimes (k6's fastest request so far stands for one). Its completions
- * are read at that sample (shared/calibration/counterWindow.ts) and the capacity corrects them for the requests in
- * flight, C ≈ completions / (span − lifetime), which stays within a factor of two only past two lifetimes.
+ * ending (minSeconds), and this many request lifetimes (k6's fastest request so far stands for one, queue wait
+ * included): by then the batch holds only requests of the step. Its completions are read at that sample
+ * (shared/calibration/counterWindow.ts) and corrected for the requests in flight, C ≈ completions / (span − S), with S
+ * at most half the span (capacityEstimate.ts); the batch and the queue estimate the capacity too, and the median of
+ * the three stands. Two lifetimes, tried first, held a prefill-heavy step at 10 req/s (its fastest request took 16 s
+ * under overload) past its 60 s hold: it could not end early with 30 s scrapes.
  */
-const MIN_LIFETIMES_TO_LAST_SCRAPE = 2;
+const MIN_LIFETIMES_TO_LAST_SCRAPE = 1;
 
 type Ports = BasePorts & Pick<CalibrationPorts, 'cluster' | 'metricsSource'>;
 const event = z.object({ ...baseEventShape, load: loadStateSchema, previous: watchStateSchema.nullable() });
