@@ -12,7 +12,7 @@ import type { CalibrationStrategy } from './types.js';
  *    that step gives (bracketRate: its batch against --max-num-seqs, its KV cache's usage), up to maxRps ("not
  *    saturated up to maxRps" when a step at maxRps is stable). A step far above the knee costs no accuracy: it
  *    completes at capacity too, and each stable step climbing to the knee costs a hold.
- * 2. Estimate: the lowest saturated step gives the capacity C (capacityEstimate.ts: completions and queue slope),
+ * 2. Estimate: the lowest saturated step gives the capacity C (capacityEstimate.ts: completions, queue slope, batch),
  *    averaged with the other saturated steps that agree with it, never below what a stable step below it completed
  *    (it kept up with that much).
  * 3. Confirm: probe C × (1 − resolution), expecting stable, then C × (1 + resolution), expecting saturated. A surprise
