@@ -11,8 +11,12 @@ import type {
   StepMeasurement,
 } from '../shared/calibration/index.js';
 import type { CalibrationStrategy } from '../shared/calibration/strategies/index.js';
+import { calibrationInputSchema } from '../shared/calibration/index.js';
 import { BenchError } from './errors.js';
 import type { BenchEnvironment } from './report.js';
+
+/** The input's default look interval at a running step, for the tables' note. */
+const DEFAULT_WATCH_SECONDS = calibrationInputSchema.shape.plan.parse({}).earlyStop.watchSeconds;
 
 /** The guide's plan has 7 steps (10, 20, ... 70 req/s): what linear spends when nothing saturates. */
 export const GUIDE_STEPS = 7;
@@ -312,7 +316,7 @@ export function renderCalibrationBench(results: CalibrationBenchResults, format:
       `${results.warmupRequests} requests. Every strategy: hold ${formatNumber(holdSeconds)} s, rest ` +
       `${formatNumber(restSeconds)} s per step (the guide: 60 s / 30 s, ×${formatNumber(holdSeconds / 60)} and ` +
       `×${formatNumber(restSeconds / 30)}), early-ending look every ${formatNumber(results.scaling.watchSeconds)} s ` +
-      `(default 10 s). linear runs the guide's plan as the guide does: 7 steps, 10 to 70 req/s, every hold and rest ` +
+      `(default ${formatNumber(DEFAULT_WATCH_SECONDS)} s). linear runs the guide's plan as the guide does: 7 steps, 10 to 70 req/s, every hold and rest ` +
       `in full (${formatNumber(fullGuidePlanSeconds(holdSeconds, restSeconds))} s, which adaptive / linear divides by ` +
       'when linear did not run); adaptive runs with its defaults, early ending included.',
     'True capacity: `vllm-pilot twin capacity` (virtual clock). Detected saturation: linear, the first saturated rate ' +
