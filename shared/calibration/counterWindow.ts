@@ -124,7 +124,15 @@ export function counterWindowFrom(
   const share = Math.max(0, params.backgroundRps) / pods.length;
   let completedRps = 0;
   let spans = 0;
-  const totals = { preemptions: 0, e2eSum: 0, e2eCount: 0, ttftSum: 0, ttftCount: 0, inferenceSum: 0, inferenceCount: 0 };
+  const totals = {
+    preemptions: 0,
+    e2eSum: 0,
+    e2eCount: 0,
+    ttftSum: 0,
+    ttftCount: 0,
+    inferenceSum: 0,
+    inferenceCount: 0,
+  };
   for (const pod of pods) {
     const t0 = before.scrapedAt.get(pod);
     const t1 = after.scrapedAt.get(pod) as number;
