@@ -58,7 +58,8 @@ async function calibrate(name: string, deploy: Record<string, unknown>): Promise
         deploy,
         request: { promptTokens: DEMO_SHAPE.promptTokens, maxTokens: DEMO_SHAPE.maxTokens },
         warmup: { requests: 10 },
-        plan: { rates: [12], holdSeconds: 6, restSeconds: 1 },
+        // Held in full (no early ending), so that k6's summary shows the rate it sent.
+        plan: { rates: [12], holdSeconds: 6, restSeconds: 1, earlyStop: { enabled: false } },
         rollout: { timeoutSeconds: 60, pollSeconds: 1 },
         readiness: { timeoutSeconds: 120, pollSeconds: 1 },
         ingestion: { timeoutSeconds: 60, pollSeconds: 1 },

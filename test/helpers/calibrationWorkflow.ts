@@ -518,7 +518,7 @@ export function describeEarlyEnding(): void {
         expect(step?.ending?.reason).toMatch(
           step?.ending?.evidence === 'k6'
             ? /^k6: .*the replica does not keep up$/
-            : /significantly above the saturation limit/,
+            : /significantly above the early-ending limit/,
         );
         expect(['k6', 'amp']).toContain(step?.ending?.evidence);
         expect(step?.k6).toBeNull();
