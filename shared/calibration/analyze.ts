@@ -86,8 +86,9 @@ export function analyze(steps: readonly StepMeasurement[], input: CalibrationInp
         `the window; ${knee.reason}`,
       formula:
         "capacity = the saturated step's completion rate over its window's second half (else completedRps × W / " +
-        '(W − S), W the window, S the mean decode time), averaged with offered − queue slope when they agree within ' +
-        `10 %${podsSuffix(saturated, input)}`,
+        '(W − S), W the window, S the mean decode time), offered − queue slope, and mean running batch / mean time ' +
+        'in it: the median of the three, or the mean of two that agree within 10 %, else the completions' +
+        `${podsSuffix(saturated, input)}`,
     };
   } else if (lastStable !== undefined) {
     notes.push(
