@@ -16,6 +16,7 @@
  * that appeared or vanished in between, or a counter that went down (a restarted vLLM resets its counters).
  */
 import type { InstantSample, MetricsSource } from '../metrics/index.js';
+import { mapWithConcurrency } from '../util/index.js';
 import { aggregate, overVllmNames, VLLM, vllmSelector, type VllmMetricRef } from '../metrics/index.js';
 import type { Target } from '../config/index.js';
 
@@ -85,6 +86,12 @@ export interface CounterWindowParams {
 
 type Readings = Record<keyof CounterWindowQueries, Map<string, number>>;
 
+/** The counters summed over the Pods as they are (the completions are summed as rates, each over its Pod's span). */
+const SUMMED = ['preemptions', 'e2eSum', 'e2eCount', 'ttftSum', 'ttftCount', 'inferenceSum', 'inferenceCount'] as const;
+
+/** Instant queries in flight at once, as measureStep's own: quick without bursting into AMP's query limits. */
+const QUERY_CONCURRENCY = 4;
+
 /** Reads the counters at the load's start and at the window's end; null when they cannot cover the window exactly. */
 export async function measureCounterWindow(
   source: MetricsSource,
@@ -93,18 +100,21 @@ export async function measureCounterWindow(
 ): Promise<CounterWindow | null> {
   const queries = counterWindowQueries(target);
   const keys = Object.keys(queries) as Array<keyof CounterWindowQueries>;
-  const readAt = async (timeMs: number, which: Array<keyof CounterWindowQueries>): Promise<Readings> => {
-    const answers = await Promise.all(which.map((key) => source.instant(queries[key], { timeMs })));
-    const readings = Object.fromEntries(keys.map((key) => [key, new Map<string, number>()])) as Readings;
-    which.forEach((key, i) => (readings[key] = byPod(answers[i] ?? [])));
-    return readings;
-  };
-  const middleMs = (params.startMs + params.endMs) / 2;
-  const [before, middle, after] = await Promise.all([
-    readAt(params.startMs, keys),
-    readAt(middleMs, ['scrapedAt', 'completed']),
-    readAt(params.endMs, keys),
-  ]);
+  const empty = (): Readings => Object.fromEntries(keys.map((key) => [key, new Map<string, number>()])) as Readings;
+  const [before, middle, after] = [empty(), empty(), empty()];
+  // Every counter at the load's start and at the window's end; at its middle only what the late half needs.
+  const reads = [
+    ...keys.map((key) => ({ into: before, timeMs: params.startMs, key })),
+    ...(['scrapedAt', 'completed'] as const).map((key) => ({
+      into: middle,
+      timeMs: (params.startMs + params.endMs) / 2,
+      key,
+    })),
+    ...keys.map((key) => ({ into: after, timeMs: params.endMs, key })),
+  ];
+  await mapWithConcurrency(reads, QUERY_CONCURRENCY, async ({ into, timeMs, key }) => {
+    into[key] = byPod(await source.instant(queries[key], { timeMs }));
+  });
   return counterWindowFrom(before, after, params, middle);
 }
 
@@ -124,43 +134,21 @@ export function counterWindowFrom(
   const share = Math.max(0, params.backgroundRps) / pods.length;
   let completedRps = 0;
   let spans = 0;
-  const totals = {
-    preemptions: 0,
-    e2eSum: 0,
-    e2eCount: 0,
-    ttftSum: 0,
-    ttftCount: 0,
-    inferenceSum: 0,
-    inferenceCount: 0,
-  };
+  const totals = Object.fromEntries(SUMMED.map((key) => [key, 0])) as Record<(typeof SUMMED)[number], number>;
   for (const pod of pods) {
     const t0 = before.scrapedAt.get(pod);
     const t1 = after.scrapedAt.get(pod) as number;
     // A sample before the load and one inside the window, at least a second in.
     if (t0 === undefined || t0 > startS || t1 < startS + 1) return null;
     const delta = (key: keyof CounterWindowQueries) => (after[key].get(pod) ?? 0) - (before[key].get(pod) ?? 0);
-    const deltas = {
-      completed: delta('completed'),
-      preemptions: delta('preemptions'),
-      e2eSum: delta('e2eSum'),
-      e2eCount: delta('e2eCount'),
-      ttftSum: delta('ttftSum'),
-      ttftCount: delta('ttftCount'),
-      inferenceSum: delta('inferenceSum'),
-      inferenceCount: delta('inferenceCount'),
-    };
-    if (Object.values(deltas).some((d) => !Number.isFinite(d) || d < 0)) return null;
+    const completed = delta('completed');
+    const deltas = SUMMED.map((key) => [key, delta(key)] as const);
+    if ([completed, ...deltas.map(([, d]) => d)].some((d) => !Number.isFinite(d) || d < 0)) return null;
     const span = t1 - startS;
     // The users' completions between the sample before the load and the load's start are not the step's.
-    completedRps += Math.max(0, deltas.completed - share * (startS - t0)) / span;
+    completedRps += Math.max(0, completed - share * (startS - t0)) / span;
     spans += span;
-    totals.preemptions += deltas.preemptions;
-    totals.e2eSum += deltas.e2eSum;
-    totals.e2eCount += deltas.e2eCount;
-    totals.ttftSum += deltas.ttftSum;
-    totals.ttftCount += deltas.ttftCount;
-    totals.inferenceSum += deltas.inferenceSum;
-    totals.inferenceCount += deltas.inferenceCount;
+    for (const [key, d] of deltas) totals[key] += d;
   }
   const meanLifetimeSeconds =
     totals.e2eCount > 0 && totals.ttftCount > 0

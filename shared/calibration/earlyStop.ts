@@ -6,16 +6,18 @@
  * SE(b) = sqrt(SSE / (n − 2) / Σ(t − t̄)²) and Student's t with n − 2 degrees of freedom (any regression text, e.g.
  * NIST/SEMATECH e-Handbook of Statistics, 4.4.4 and 1.3.5.11):
  * - saturated: the slope is significantly ABOVE the early-ending limit L' = max(0.5, 2 % of the offered rate) req/s
- *   (SATURATION_RULES: a clear overload only; the verdict's own limit is lower): t = (b − L') / SE(b) above the one-sided critical
- *   value, the queue reached queueMaxFloor and still holds that many now, after minSeconds (default 25 % of the hold)
- *   and saturatedMinLifetimes (4) request lifetimes, and minSamples;
- * - stable: after stableAfterFraction of the hold (default 25 %) and stableMinLifetimes (2) request lifetimes, the slope's one-sided upper confidence bound
- *   b + t × SE(b) is below the verdict's limit L = max(0.1, 2 % of the offered rate) req/s over all samples AND over their latest half (a knee that just began shows there first),
+ *   (SATURATION_RULES: a clear overload only; the verdict's own limit is lower): t = (b − L') / SE(b) above the
+ *   one-sided critical value, the queue reached queueMaxFloor and still holds that many now, after minSeconds
+ *   (default 25 % of the hold) and saturatedMinLifetimes (4) request lifetimes, and minSamples;
+ * - stable: after stableAfterFraction of the hold (default 25 %) and stableMinLifetimes (2) request lifetimes, the
+ *   slope's one-sided upper confidence bound b + t × SE(b) is below the verdict's limit L = max(0.1, 2 % of the
+ *   offered rate) req/s over all samples AND over their latest half (a knee that just began shows there first),
  *   and the queue never held more than stableQueueMaxPerPod (default 2) requests per Pod, and, when the KV cache's
  *   samples are given, vLLM preempted nothing so far and the cache's usage levelled off: it rose at most 3 points over
  *   the latest half of the samples (KV_CACHE_RULES.levelledRise, shared/calibration/kvCache.ts; stricter than the
- *   verdict, which lets a cache far from full still fill: an ending skips the rest of the hold). A KV-bound replica above its capacity keeps
- *   an empty queue until its cache is full, one or more request lifetimes in: the queue alone would call it stable.
+ *   verdict, which lets a cache far from full still fill: an ending skips the rest of the hold). A KV-bound replica
+ *   above its capacity keeps an empty queue until its cache is full, one or more request lifetimes in: the queue
+ *   alone would call it stable.
  * Testing against L rather than 0 and at 99 % keeps the noise of a stable queue from ending a step as saturated
  * (the unit tests measure the false-positive rate); the queue samples must be at least a scrape apart, or repeated
  * values of one scrape would count as independent evidence (WatchLoadStep queries them that way).
@@ -253,8 +255,9 @@ export function decideStepEnding(samples: readonly QueueSample[], context: StepE
   return {
     action: 'continue',
     reason:
-      `${at}: ${slopeText} against the limits ${fmt(earlyLimit, 2)} (saturated) and ${fmt(limit, 2)} req/s (stable), queue max ${fmt(queueMax, 0)}, now ` +
-      `${fmt(queueNow, 0)}: neither saturation nor stability is evident yet`,
+      `${at}: ${slopeText} against the limits ${fmt(earlyLimit, 2)} (saturated) and ${fmt(limit, 2)} req/s ` +
+      `(stable), queue max ${fmt(queueMax, 0)}, now ${fmt(queueNow, 0)}: neither saturation nor stability is ` +
+      'evident yet',
   };
 }
 

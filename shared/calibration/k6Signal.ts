@@ -9,8 +9,8 @@
  * bound. So the step is saturated when:
  * - the requests in flight keep growing: the least-squares slope of `vus` over the readings since a request first
  *   finished (before that L is still filling towards λW) is significantly ABOVE the early-ending limit
- *   max(0.5, 2 % of the rate) req/s (SATURATION_RULES.earlyEndingSlopeMinPerSecond) (one-sided t-test with n − 2 df, as shared/calibration/earlyStop.ts tests the
- *   queue: it reuses its fitSlope and tCritical), it still grew over the latest interval, and it rose by at least
+ *   max(0.5, 2 % of the rate) req/s (SATURATION_RULES.earlyEndingSlopeMinPerSecond; one-sided t-test with n − 2
+ *   df, as shared/calibration/earlyStop.ts tests the queue: it reuses its fitSlope and tCritical), it still grew over the latest interval, and it rose by at least
  *   SATURATION_RULES.queueMaxFloor, after minSeconds of load, minReadings readings and minSpanSeconds; or
  * - k6 dropped iterations: every VU was busy (heavy overload: the pool of maxVUs ran out), after minSeconds.
  * It never decides `stable`: stability is judged from AMP, whose series are the judge of the step's verdict.

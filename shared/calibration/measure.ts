@@ -51,7 +51,7 @@ const QUERY_CONCURRENCY = 4;
 
 /**
  * Measures one step from AMP over [startMs, endMs] (instant queries evaluated at endMs over the window, the queue as
- * a range query) and classifies it. `k6` is null when the step ended early (its Job was stopped before k6 printed a
+ * a range query, the counters per Pod at the window's start, middle and end: ./counterWindow.ts) and classifies it. `k6` is null when the step ended early (its Job was stopped before k6 printed a
  * summary); `ending` says how the step ended and is recorded with it. A failing AMP query that may succeed later
  * throws CalibrationDependencyUnavailableError; no vLLM series at all in the window throws CalibrationMeasurementError.
  */
@@ -84,7 +84,16 @@ export async function measureStep(
     'meanLifetime',
     'runningMean',
   ] as const satisfies ReadonlyArray<keyof StepQueries>;
-  const [queueSeries, values] = await Promise.all([
+  // The counters at the window's own samples when they cover it (exact with any scrape interval), else `increase`:
+  // read beside the window's other queries.
+  const counterWindow = ask(`the counters of ${where}`, () =>
+    measureCounterWindow(deps.source, target, {
+      startMs: window.startMs,
+      endMs: window.endMs,
+      backgroundRps: window.rateRps - (window.k6RateRps ?? window.rateRps),
+    }),
+  );
+  const [queueSeries, values, counters] = await Promise.all([
     ask(`the queue depth of ${where}`, () =>
       deps.source.range(queries.queue, {
         startMs: window.startMs,
@@ -95,6 +104,7 @@ export async function measureStep(
     mapWithConcurrency(instantKeys, QUERY_CONCURRENCY, (key) =>
       ask(`${key} of ${where}`, () => deps.source.instant(queries[key], { timeMs: window.endMs })),
     ),
+    counterWindow,
   ]);
   const value = (key: (typeof instantKeys)[number]): number | null =>
     singleValue(values[instantKeys.indexOf(key)] ?? []);
@@ -114,14 +124,6 @@ export async function measureStep(
     );
   }
 
-  // The counters at the window's own samples when they cover it (exact with any scrape interval), else `increase`.
-  const counters = await ask(`the counters of ${where}`, () =>
-    measureCounterWindow(deps.source, target, {
-      startMs: window.startMs,
-      endMs: window.endMs,
-      backgroundRps: window.rateRps - (window.k6RateRps ?? window.rateRps),
-    }),
-  );
   const amp: AmpStepMeasurement = {
     queueMean: mean(queue.map((p) => p.value)),
     queueMax: Math.max(...queue.map((p) => p.value)),

@@ -1,7 +1,7 @@
 /**
  * The scrape interval of the target's series, as AMP shows it (AMP does not expose the scrape configuration): the
- * median gap between the distinct sample times of the target's series over the last two minutes AMP holds. Counted up to AMP's
- * newest sample, not up to now: with an ingestion lag the last seconds before now hold no sample yet. (A count of
+ * median gap between the distinct sample times of the target's series over the last two minutes AMP holds. Counted
+ * up to AMP's newest sample, not up to now: with an ingestion lag the last seconds before now hold no sample yet. (A count of
  * samples in a window is biased: a 60 s window holds 3 samples 30 s apart when both ends fall on one.)
  */
 import type { Target } from '../config/index.js';
