@@ -109,6 +109,9 @@ describe("Workflow: calibration ending a step early from k6's live metrics", () 
       const ended = looks.at(-1) as WatchLook;
       expect(ended.status).toBe('ended');
       expect(ended.k6Readings?.length).toBeGreaterThanOrEqual(5);
+      // The stopped Job printed no summary: what k6 had dropped is its last live reading's count, kept on the ending.
+      expect(step.k6).toBeNull();
+      expect(step.ending?.droppedIterations).toBe(ended.k6Readings?.at(-1)?.droppedIterations);
       expect(looks.filter((l) => l.status === 'continue' && /; k6: /.test(l.reason)).length).toBeGreaterThan(0);
       expect(
         looks.some((l) =>

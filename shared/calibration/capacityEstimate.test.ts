@@ -113,6 +113,55 @@ describe('Function: estimateCapacity', () => {
     expect(estimate.reason).toMatch(/^completions 51\.20 req\/s; offered − queue slope 241\.80 req\/s disagrees/);
   });
 
+  it('leaves the queue out when k6 dropped iterations (its pool, not the server, capped the queue), then trusts the batch over completions that disagree', () => {
+    // Prepare: an early ending's last k6 reading had dropped 8521 iterations; the late half missed a wave (45.0).
+    const amp = { ...overloaded.amp, completedRpsLateHalf: 45 };
+    const [step] = buildSteps([{ ...overloaded, amp }], testInput());
+    const ended = {
+      ...step!,
+      k6: null,
+      ending: {
+        kind: 'saturated-early' as const,
+        reason: 'k6: 8521 iteration(s) dropped',
+        evidence: 'k6' as const,
+        droppedIterations: 8521,
+        heldSeconds: 46,
+        plannedHoldSeconds: 60,
+      },
+    };
+
+    // Act
+    const estimate = estimateCapacity(ended);
+
+    // Assess: no offered − slope (241.8); batch 56.89 against completions 45.0 → the batch.
+    expect(estimate.fromQueue).toBeNull();
+    expect(estimate.value).toBeCloseTo(56.89, 2);
+    expect(estimate.reason).toMatch(/^running batch \/ time in it 56\.89 req\/s; completions 45\.00 req\/s disagree/);
+    expect(estimate.reason).toContain("the queue's slope not used: k6 dropped 8521 iterations");
+  });
+
+  it("takes the batch over the window's latest half when measured (the whole window's mean includes its filling)", () => {
+    // Prepare: a prefill-heavy replica whose batch filled over the first 15 s: 62.5 on average, 85 in the latest half.
+    const amp = {
+      ...overloaded.amp,
+      queueSlopePerSecond: 0,
+      queueMax: 0,
+      queueMean: 0,
+      completedRpsLateHalf: 4.3,
+      meanLifetimeSeconds: 12.2,
+      runningMean: 62.5,
+      runningLatestHalfMean: 85,
+      meanInferenceSeconds: 16.6,
+    };
+    const [step] = buildSteps([{ ...overloaded, rateRps: 10, amp }], testInput());
+
+    // Act
+    const estimate = estimateCapacity(step!);
+
+    // Assess: 85 / 16.6 = 5.12 (62.5 / 16.6 would be 3.77).
+    expect(estimate.fromBatch).toBeCloseTo(5.12, 2);
+  });
+
   it('averages completions and batch when the queue did not grow and they agree within 10 %', () => {
     const amp = { ...overloaded.amp, queueSlopePerSecond: 0, queueMax: 0, queueMean: 0, meanInferenceSeconds: 4.7 };
     const [step] = buildSteps([{ ...overloaded, amp }], testInput());

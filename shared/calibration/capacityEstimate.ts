@@ -13,16 +13,23 @@ import type { StepMeasurement } from './types.js';
  *   mean decode time, mean end-to-end minus mean time to first token (under overload both carry the same queue wait,
  *   which cancels);
  * - from the queue: the queue grows at offered − C requests/s (conservation of requests), so C ≈ offered − slope.
- *   Used only when the queue really grew (slope > 0 and at least queueMaxFloor queued);
- * - from the batch (Little's law for the running batch): C ≈ mean running requests / mean time a request spends in
- *   the batch (vllm:request_inference_time_seconds). Completions come in waves when every request has the same
- *   output length (a full batch admitted at once finishes at once, a lifetime later, and is replaced at once), so a
- *   window of a few lifetimes catches a whole wave more or less: up to ±15 % on the twin's ministral-8b-l40s at 4 ×
- *   its capacity (51 req/s for 56.7). The batch's averages do not depend on where the waves fall. Used only when
- *   nothing was preempted (a preempted request's time waiting again counts as inference time).
+ *   Used only when the queue really grew (slope > 0 and at least queueMaxFloor queued) and k6 dropped no iteration:
+ *   a k6 whose VUs were all busy sent fewer requests than offered, its pool (maxVUs) capped the queue, and
+ *   offered − slope then says nothing about C (246 req/s offered to a 56.7 req/s replica: 238.6);
+ * - from the batch (Little's law for the running batch): C ≈ running requests / mean time a request spends in the
+ *   batch (vllm:request_inference_time_seconds), the running requests averaged over the window's latest half, where
+ *   the batch has filled (over the whole window the filling counts: a prefill-heavy replica's batch takes about one
+ *   request lifetime, 12-16 s, to fill, and its whole-window mean read 3.8 req/s for 5.1). Completions come in waves
+ *   when every request has the same output length (a full batch admitted at once finishes at once, a lifetime
+ *   later, and is replaced at once), so a window of a few lifetimes catches a whole wave more or less: up to ±15 % on
+ *   the twin's ministral-8b-l40s at 4 × its capacity (51 req/s for 56.7). The batch's averages do not depend on where
+ *   the waves fall. Used only when nothing was preempted (a preempted request's time waiting again counts as
+ *   inference time).
  * Rule: with three estimates, their median (one that is off, whichever, does not move it); with two, their mean when
- * they agree within AGREEMENT (10 %), else the completions (they do not depend on the scrape interval, and k6
- * running out of VUs flattens the queue's slope, which inflates offered − slope).
+ * they agree within AGREEMENT (10 %), else the batch's when it is one of them (waves, and a ramp longer than the mean
+ * decode time that the in-flight correction assumes, move the completions; measured on the twin's six benchmark
+ * profiles, the batch's estimate was within 8 % where the completions' were up to 17 % off), else the completions
+ * (they do not depend on the scrape interval).
  */
 export interface CapacityEstimate {
   /** The estimate, requests/s (all Pods of the step together). */
@@ -100,7 +107,9 @@ export function estimateCapacity(step: StepMeasurement): CapacityEstimate {
   const fromCompletions = Math.min(step.rateRps, saturatedCompletions(step));
   const slope = step.amp.queueSlopePerSecond;
   const grew = slope > 0 && step.amp.queueMax >= SATURATION_RULES.queueMaxFloor;
-  const fromQueue = grew ? Math.max(0, step.rateRps - slope) : null;
+  const dropped = droppedIterations(step);
+  const fromQueue = grew && dropped === 0 ? Math.max(0, step.rateRps - slope) : null;
+  const queueText = grew && dropped > 0 ? `; the queue's slope not used: k6 dropped ${fmt(dropped, 0)} iterations` : '';
   const fromBatch = batchEstimate(step);
   const c = fromCompletions.toFixed(2);
   const q = fromQueue === null ? '' : fromQueue.toFixed(2);
@@ -125,33 +134,52 @@ export function estimateCapacity(step: StepMeasurement): CapacityEstimate {
     return {
       ...figures,
       value: fromCompletions,
-      reason: `completions ${c} req/s; the queue did not grow and the batch was not measured, so no second estimate`,
+      reason:
+        `completions ${c} req/s; the queue did not grow and the batch was not measured, so no second estimate` +
+        queueText,
     };
   }
   if (Math.abs(other - fromCompletions) <= AGREEMENT * fromCompletions) {
     return {
       ...figures,
       value: (other + fromCompletions) / 2,
-      reason: `mean of completions ${c} and ${otherText} req/s (they agree within ${AGREEMENT * 100} %)`,
+      reason: `mean of completions ${c} and ${otherText} req/s (they agree within ${AGREEMENT * 100} %)${queueText}`,
+    };
+  }
+  if (fromBatch !== null) {
+    return {
+      ...figures,
+      value: fromBatch,
+      reason:
+        `${otherText} req/s; completions ${c} req/s disagree by more than ${AGREEMENT * 100} % (completion waves, ` +
+        `or a batch that took longer to fill than a request's decode time), so the batch alone${queueText}`,
     };
   }
   return {
     ...figures,
     value: fromCompletions,
     reason:
-      `completions ${c} req/s; ${otherText} req/s disagrees by more than ${AGREEMENT * 100} % ` +
-      (fromQueue !== null ? '(a flattened queue or a noisy slope)' : '(a batch still filling)') +
-      ', so the completions alone',
+      `completions ${c} req/s; ${otherText} req/s disagrees by more than ${AGREEMENT * 100} % (a noisy slope), ` +
+      'so the completions alone',
   };
+}
+
+/**
+ * Iterations k6 dropped during the step (every VU busy): from its summary when it was held, from its last live
+ * reading when it ended early; 0 when unknown.
+ */
+export function droppedIterations(step: StepMeasurement): number {
+  return Math.max(step.k6?.droppedIterations ?? 0, step.ending?.droppedIterations ?? 0);
 }
 
 /** Little's law for the running batch (see CapacityEstimate): null when a figure is missing or vLLM preempted. */
 function batchEstimate(step: StepMeasurement): number | null {
-  const { runningMean, meanInferenceSeconds, preemptions } = step.amp;
-  if (runningMean === undefined || runningMean === null || !(runningMean > 0)) return null;
+  const { runningMean, runningLatestHalfMean, meanInferenceSeconds, preemptions } = step.amp;
+  const running = runningLatestHalfMean ?? runningMean;
+  if (running === undefined || running === null || !(running > 0)) return null;
   if (meanInferenceSeconds === undefined || meanInferenceSeconds === null || !(meanInferenceSeconds > 0)) return null;
   if (preemptions > 0) return null;
-  return Math.min(step.rateRps, runningMean / meanInferenceSeconds);
+  return Math.min(step.rateRps, running / meanInferenceSeconds);
 }
 
 /** The capacity the saturated steps agree on, raised to what the stable steps below them proved the replica keeps up with. */

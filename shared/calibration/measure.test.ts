@@ -95,6 +95,8 @@ describe('Function: measureStep', () => {
         kvCacheLast: vector([{ value: 0.46 }]),
         kvCacheLatestHalfStart: vector([{ value: 0.45 }]),
         preemptions: vector([{ value: 3 }]),
+        runningMean: vector([{ value: 96 }]),
+        runningLatestHalfMean: vector([{ value: 128 }]),
       }),
     );
 
@@ -124,6 +126,8 @@ describe('Function: measureStep', () => {
       preemptions: 3,
       completedRps: 36,
       pods: 1,
+      runningMean: 96,
+      runningLatestHalfMean: 128,
     });
     expect(step.verdict.saturated).toBe(true);
     expect(step.verdict.reasons[0]).toMatch(/^queue grew 1\.1 req\/s \(max 61\) at 40 req\/s offered/);
@@ -136,7 +140,7 @@ describe('Function: measureStep', () => {
     expect(range[0]?.params.get('step')).toBe('2');
     const counterTexts = new Set(Object.values(counterWindowQueries(target)));
     const instants = server.requests.filter((r) => r.api === 'query' && !counterTexts.has(r.params.get('query') ?? ''));
-    expect(instants).toHaveLength(13);
+    expect(instants).toHaveLength(14);
     expect(new Set(instants.map((r) => r.params.get('time')))).toEqual(new Set([String((T0_MS + 60_000) / 1000)]));
   });
 

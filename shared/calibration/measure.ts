@@ -83,6 +83,7 @@ export async function measureStep(
     'preemptions',
     'meanLifetime',
     'runningMean',
+    'runningLatestHalfMean',
   ] as const satisfies ReadonlyArray<keyof StepQueries>;
   // The counters at the window's own samples when they cover it (exact with any scrape interval), else `increase`:
   // read beside the window's other queries.
@@ -141,6 +142,7 @@ export async function measureStep(
     pods,
     meanLifetimeSeconds: value('meanLifetime'),
     runningMean: value('runningMean'),
+    runningLatestHalfMean: value('runningLatestHalfMean'),
     ...(counters === null
       ? {}
       : {

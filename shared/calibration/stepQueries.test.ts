@@ -12,6 +12,11 @@ describe('Function: stepQueries', () => {
   it.each([
     { case: 'queue depth, summed over the Pods', key: 'queue', query: `sum(vllm:num_requests_waiting${SEL})` },
     {
+      case: "running batch over the window's latest half, where a saturated batch has filled",
+      key: 'runningLatestHalfMean',
+      query: `sum(avg_over_time(vllm:num_requests_running${SEL}[30s]))`,
+    },
+    {
       case: 'p95 end-to-end latency of the requests that finished in the window',
       key: 'p95E2e',
       query: `(histogram_quantile(0.95, sum by (le) (increase(vllm:e2e_request_latency_seconds_bucket${SEL}[60s])))) > -Inf`,

@@ -40,6 +40,8 @@ export interface StepQueries {
   pods: string;
   /** Requests in the running batches (all Pods together), averaged over the window. */
   runningMean: string;
+  /** The same averaged over the window's latest half (lateHalfSeconds). */
+  runningLatestHalfMean: string;
   /**
    * The mean decode time of the requests that finished in the window: mean end-to-end − mean time to first token,
    * from the histograms' _sum / _count (exact means, not interpolated from buckets); empty when none finished.
@@ -115,6 +117,11 @@ export function stepQueries(target: Target, windowSeconds: number): StepQueries 
     ),
     pods: `count(${aggregate('max', ['pod'], overTime('max_over_time', target, VLLM.numRequestsRunning, window))})`,
     runningMean: aggregate('sum', [], overTime('avg_over_time', target, VLLM.numRequestsRunning, window)),
+    runningLatestHalfMean: aggregate(
+      'sum',
+      [],
+      overTime('avg_over_time', target, VLLM.numRequestsRunning, windowDuration(lateHalfSeconds(windowSeconds))),
+    ),
     meanLifetime: dropNaN(
       `${windowMean(target, VLLM.e2eRequestLatency, window)} - ${windowMean(target, VLLM.timeToFirstToken, window)}`,
     ),

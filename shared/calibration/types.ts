@@ -62,6 +62,11 @@ export interface AmpStepMeasurement {
   /** Requests in the running batches, all Pods together, averaged over the window; null or absent: not measured. */
   runningMean?: number | null;
   /**
+   * The same over the window's latest half, where a saturated replica's batch has filled (the whole window's mean
+   * includes the filling); null or absent: no sample there, or not measured.
+   */
+  runningLatestHalfMean?: number | null;
+  /**
    * Mean time in the running batch (vllm:request_inference_time_seconds, scheduled to last token) of the requests
    * finished in the window, seconds; null or absent: not measured (read only at the window's samples).
    */
@@ -96,6 +101,11 @@ export interface StepEnding {
   reason: string;
   /** An early ending's evidence; absent for a held step (and in reports written before k6 was read live). */
   evidence?: StepEndingEvidence;
+  /**
+   * Iterations k6 had dropped when an early ending stopped its Job (its last live reading: a stopped Job prints no
+   * summary); absent for a held step (its `k6` summary has them) or when k6 was not read.
+   */
+  droppedIterations?: number;
   /** Seconds the load actually ran (from its start to the end of the hold, or to the Job's deletion). */
   heldSeconds: number;
   plannedHoldSeconds: number;

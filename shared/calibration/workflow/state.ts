@@ -134,6 +134,7 @@ export const watchStateSchema = z.object({
       heldSeconds: z.number().min(0),
       plannedHoldSeconds: z.number().positive(),
       evidence: z.enum(STEP_ENDING_EVIDENCE).optional(),
+      droppedIterations: z.number().min(0).optional(),
     })
     .nullable(),
   windowEndMs: z.number().nullable(),

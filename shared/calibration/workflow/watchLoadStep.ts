@@ -72,6 +72,10 @@ export async function watchLoadStep(
     if (k6 !== undefined) {
       state.k6Readings = k6.readings;
       if (state.ending?.evidence !== 'k6') state.reason = `${state.reason}; ${k6.note}`;
+      // An ended Job prints no summary: what k6 dropped (every VU busy) comes from its last live reading.
+      const dropped = k6.readings.at(-1)?.droppedIterations;
+      if (state.ending !== null && dropped !== undefined)
+        state.ending = { ...state.ending, droppedIterations: dropped };
     }
     ports.logger.info('load step watched', { execution: execution.name, ...state });
     return state;
