@@ -137,7 +137,7 @@ describe("Workflow: calibration ending a step early from k6's live metrics", () 
 interface WatchLook {
   status: string;
   reason: string;
-  k6Readings?: unknown[];
+  k6Readings?: Array<{ droppedIterations: number }>;
 }
 
 function watches(events: WorkflowEvent[]): WatchLook[] {

@@ -140,8 +140,9 @@ describe('Function: estimateCapacity', () => {
     expect(estimate.reason).toContain("the queue's slope not used: k6 dropped 8521 iterations");
   });
 
-  it("takes the batch over the window's latest half when measured (the whole window's mean includes its filling)", () => {
-    // Prepare: a prefill-heavy replica whose batch filled over the first 15 s: 62.5 on average, 85 in the latest half.
+  it("takes the batch over the window's latest half when measured (the whole window's includes its filling)", () => {
+    // Prepare: a prefill-heavy replica whose batch filled over the first 15 s: 62.5 on average, 85 in the latest half,
+    // where a request spent 16.7 s in it (15.4 s over the whole window: the first ran in a smaller, faster batch).
     const amp = {
       ...overloaded.amp,
       queueSlopePerSecond: 0,
@@ -151,15 +152,22 @@ describe('Function: estimateCapacity', () => {
       meanLifetimeSeconds: 12.2,
       runningMean: 62.5,
       runningLatestHalfMean: 85,
-      meanInferenceSeconds: 16.6,
+      meanInferenceSeconds: 15.4,
+      meanInferenceSecondsLateHalf: 16.7,
     };
     const [step] = buildSteps([{ ...overloaded, rateRps: 10, amp }], testInput());
+    const wholeWindow = {
+      ...step!,
+      amp: { ...step!.amp, runningLatestHalfMean: null, meanInferenceSecondsLateHalf: null },
+    };
 
     // Act
     const estimate = estimateCapacity(step!);
+    const fromWholeWindow = estimateCapacity(wholeWindow);
 
-    // Assess: 85 / 16.6 = 5.12 (62.5 / 16.6 would be 3.77).
-    expect(estimate.fromBatch).toBeCloseTo(5.12, 2);
+    // Assess: 85 / 16.7 = 5.09; the whole window's 62.5 / 15.4 = 4.06.
+    expect(estimate.fromBatch).toBeCloseTo(5.09, 2);
+    expect(fromWholeWindow.fromBatch).toBeCloseTo(4.06, 2);
   });
 
   it('averages completions and batch when the queue did not grow and they agree within 10 %', () => {

@@ -17,9 +17,10 @@ import type { StepMeasurement } from './types.js';
  *   a k6 whose VUs were all busy sent fewer requests than offered, its pool (maxVUs) capped the queue, and
  *   offered − slope then says nothing about C (246 req/s offered to a 56.7 req/s replica: 238.6);
  * - from the batch (Little's law for the running batch): C ≈ running requests / mean time a request spends in the
- *   batch (vllm:request_inference_time_seconds), the running requests averaged over the window's latest half, where
- *   the batch has filled (over the whole window the filling counts: a prefill-heavy replica's batch takes about one
- *   request lifetime, 12-16 s, to fill, and its whole-window mean read 3.8 req/s for 5.1). Completions come in waves
+ *   batch (vllm:request_inference_time_seconds), both over the window's latest half, where the batch has filled (over
+ *   the whole window the filling counts: a prefill-heavy replica's batch takes about one request lifetime, 12-16 s, to
+ *   fill, its whole-window mean read 3.8 req/s for 5.1, and the requests finished early ran in a smaller, faster
+ *   batch: 85 running over their 15.4 s read 5.5); each falls back to the whole window. Completions come in waves
  *   when every request has the same output length (a full batch admitted at once finishes at once, a lifetime
  *   later, and is replaced at once), so a window of a few lifetimes catches a whole wave more or less: up to ±15 % on
  *   the twin's ministral-8b-l40s at 4 × its capacity (51 req/s for 56.7). The batch's averages do not depend on where
@@ -174,12 +175,14 @@ export function droppedIterations(step: StepMeasurement): number {
 
 /** Little's law for the running batch (see CapacityEstimate): null when a figure is missing or vLLM preempted. */
 function batchEstimate(step: StepMeasurement): number | null {
-  const { runningMean, runningLatestHalfMean, meanInferenceSeconds, preemptions } = step.amp;
+  const { runningMean, runningLatestHalfMean, meanInferenceSeconds, meanInferenceSecondsLateHalf, preemptions } =
+    step.amp;
   const running = runningLatestHalfMean ?? runningMean;
+  const inference = meanInferenceSecondsLateHalf ?? meanInferenceSeconds;
   if (running === undefined || running === null || !(running > 0)) return null;
-  if (meanInferenceSeconds === undefined || meanInferenceSeconds === null || !(meanInferenceSeconds > 0)) return null;
+  if (inference === undefined || inference === null || !(inference > 0)) return null;
   if (preemptions > 0) return null;
-  return Math.min(step.rateRps, running / meanInferenceSeconds);
+  return Math.min(step.rateRps, running / inference);
 }
 
 /** The capacity the saturated steps agree on, raised to what the stable steps below them proved the replica keeps up with. */

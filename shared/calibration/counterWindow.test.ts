@@ -55,14 +55,21 @@ describe('Function: counterWindowFrom', () => {
     expect(window?.completedRps).toBeCloseTo(12, 9);
   });
 
-  it('gives the late half from the middle sample to the last one, and where it begins', () => {
+  it('gives the late half from the middle sample to the last one, where it begins, and its time in the batch', () => {
     const before = reading({ a: { at: START_S - 1, completed: 0 } });
     const middle = reading({ a: { at: START_S + 25, completed: 150 } });
     const after = reading({ a: { at: START_S + 55, completed: 450 } });
+    // The requests finished in the late half ran in a fuller batch: 3.4 s each (300 of them), the first 150 2.6 s.
+    after.inferenceSum.set('a', 150 * 2.6 + 300 * 3.4);
 
     const window = counterWindowFrom(before, after, PARAMS, middle);
 
-    expect(window?.lateHalf).toEqual({ completedRps: 10, fromSeconds: 25 });
+    expect(window?.lateHalf).toEqual({
+      completedRps: 10,
+      fromSeconds: 25,
+      meanInferenceSeconds: expect.closeTo(3.4, 9),
+    });
+    expect(window?.meanInferenceSeconds).toBeCloseTo((150 * 2.6 + 300 * 3.4) / 450, 9);
   });
 
   it.each([

@@ -71,10 +71,11 @@ export interface CounterWindow {
   /** Their mean time in the running batch (vllm:request_inference_time_seconds); null when none finished. */
   meanInferenceSeconds: number | null;
   /**
-   * The completions between each Pod's last sample before the window's middle and its last sample in the window, and
-   * how far into the load the earliest of those middle samples lies; null when a Pod has no sample in either half.
+   * The completions between each Pod's last sample before the window's middle and its last sample in the window, how
+   * far into the load the earliest of those middle samples lies, and the mean time in the batch of the requests
+   * finished in between (null when none did); null when a Pod has no sample in either half.
    */
-  lateHalf: { completedRps: number; fromSeconds: number } | null;
+  lateHalf: { completedRps: number; fromSeconds: number; meanInferenceSeconds: number | null } | null;
 }
 
 export interface CounterWindowParams {
@@ -88,6 +89,10 @@ type Readings = Record<keyof CounterWindowQueries, Map<string, number>>;
 
 /** The counters summed over the Pods as they are (the completions are summed as rates, each over its Pod's span). */
 const SUMMED = ['preemptions', 'e2eSum', 'e2eCount', 'ttftSum', 'ttftCount', 'inferenceSum', 'inferenceCount'] as const;
+
+/** The counters also read at the window's middle, for its late half. */
+const LATE_HALF_KEYS = ['scrapedAt', 'completed', 'inferenceSum', 'inferenceCount'] as const;
+type LateHalfReadings = Pick<Readings, (typeof LATE_HALF_KEYS)[number]>;
 
 /** Instant queries in flight at once, as measureStep's own: quick without bursting into AMP's query limits. */
 const QUERY_CONCURRENCY = 4;
@@ -105,7 +110,7 @@ export async function measureCounterWindow(
   // Every counter at the load's start and at the window's end; at its middle only what the late half needs.
   const reads = [
     ...keys.map((key) => ({ into: before, timeMs: params.startMs, key })),
-    ...(['scrapedAt', 'completed'] as const).map((key) => ({
+    ...LATE_HALF_KEYS.map((key) => ({
       into: middle,
       timeMs: (params.startMs + params.endMs) / 2,
       key,
@@ -120,13 +125,13 @@ export async function measureCounterWindow(
 
 /**
  * The window's figures from the readings at the load's start, at the window's end and (for the late half, only its
- * `scrapedAt` and `completed`) at its middle. Pure; null when unusable (see the file comment).
+ * LATE_HALF_KEYS) at its middle. Pure; null when unusable (see the file comment).
  */
 export function counterWindowFrom(
   before: Readings,
   after: Readings,
   params: CounterWindowParams,
-  middle?: Pick<Readings, 'scrapedAt' | 'completed'>,
+  middle?: LateHalfReadings,
 ): CounterWindow | null {
   const pods = [...after.scrapedAt.keys()];
   if (pods.length === 0 || pods.length !== before.scrapedAt.size) return null;
@@ -167,22 +172,27 @@ export function counterWindowFrom(
 /** The late half's completions per second (summed over the Pods) and where it begins; null when a Pod lacks a sample. */
 function lateHalfFrom(
   after: Readings,
-  middle: Pick<Readings, 'scrapedAt' | 'completed'>,
+  middle: LateHalfReadings,
   pods: readonly string[],
   startS: number,
 ): CounterWindow['lateHalf'] {
   let completedRps = 0;
   let fromSeconds = Number.POSITIVE_INFINITY;
+  let inferenceSum = 0;
+  let inferenceCount = 0;
   for (const pod of pods) {
     const tm = middle.scrapedAt.get(pod);
     const t1 = after.scrapedAt.get(pod) as number;
     if (tm === undefined || tm < startS + 1 || t1 < tm + 1) return null;
-    const delta = (after.completed.get(pod) ?? 0) - (middle.completed.get(pod) ?? 0);
-    if (!Number.isFinite(delta) || delta < 0) return null;
-    completedRps += delta / (t1 - tm);
+    const delta = (key: (typeof LATE_HALF_KEYS)[number]) => (after[key].get(pod) ?? 0) - (middle[key].get(pod) ?? 0);
+    const [completed, sum, count] = [delta('completed'), delta('inferenceSum'), delta('inferenceCount')];
+    if ([completed, sum, count].some((d) => !Number.isFinite(d) || d < 0)) return null;
+    completedRps += completed / (t1 - tm);
     fromSeconds = Math.min(fromSeconds, tm - startS);
+    inferenceSum += sum;
+    inferenceCount += count;
   }
-  return { completedRps, fromSeconds };
+  return { completedRps, fromSeconds, meanInferenceSeconds: inferenceCount > 0 ? inferenceSum / inferenceCount : null };
 }
 
 function byPod(samples: readonly InstantSample[]): Map<string, number> {

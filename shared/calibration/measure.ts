@@ -153,6 +153,7 @@ export async function measureStep(
           preemptions: counters.preemptions,
           meanLifetimeSeconds: counters.meanLifetimeSeconds ?? value('meanLifetime'),
           meanInferenceSeconds: counters.meanInferenceSeconds,
+          meanInferenceSecondsLateHalf: counters.lateHalf?.meanInferenceSeconds ?? null,
         }),
   };
   return {

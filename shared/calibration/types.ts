@@ -72,6 +72,11 @@ export interface AmpStepMeasurement {
    */
   meanInferenceSeconds?: number | null;
   /**
+   * The same for the requests finished in the window's late half (from completedLateHalfFromSeconds), whose batch had
+   * filled: the early ones ran in a smaller, faster batch; null or absent: not measured, or none finished.
+   */
+  meanInferenceSecondsLateHalf?: number | null;
+  /**
    * Mean decode time (mean end-to-end − mean TTFT) of the requests finished in the window, seconds; null when none
    * finished. Absent in reports written before it was measured.
    */
