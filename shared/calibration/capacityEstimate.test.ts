@@ -38,6 +38,37 @@ describe('Function: kneeEstimate', () => {
     expect(estimate?.value).toBeCloseTo(6.3, 1);
   });
 
+  it('never puts the capacity above the lowest saturated rate, whatever higher steps read', () => {
+    // Prepare: the twin's KV-bound replica: 6.7 req/s saturated (its cache still filling to 87 %, completions keeping
+    // up), 10 req/s overloaded read 7.0 (its late half drained a backlog unevenly); 6.5 req/s stable.
+    const input = testInput();
+    const steps = buildSteps(
+      [
+        { rateRps: 6.5, amp: { completedRps: 6.4, meanLifetimeSeconds: 9.2 } },
+        {
+          rateRps: 6.7,
+          amp: {
+            completedRps: 6.6,
+            completedRpsLateHalf: 6.6,
+            meanLifetimeSeconds: 9.9,
+            kvCacheUsageLast: 0.87,
+            kvCacheUsageLatestHalfStart: 0.6,
+          },
+        },
+        { ...saturatedAt8, rateRps: 10, amp: { ...saturatedAt8.amp, completedRpsLateHalf: 7, queueSlopePerSecond: 3 } },
+      ],
+      input,
+    );
+
+    // Act
+    const estimate = kneeEstimate(steps);
+
+    // Assess: 6.6 and 7.0 agree within 10 % and average to 6.8, above where the replica saturated.
+    expect(steps[1]?.verdict.saturated).toBe(true);
+    expect(estimate?.value).toBe(6.7);
+    expect(estimate?.reason).toContain('capped at 6.7 req/s, where a step saturated');
+  });
+
   it('raises the estimate to what a stable step of at least two lifetimes completed', () => {
     // Prepare: 6.5 req/s held for 30 s (2.3 lifetimes) with the cache levelled: the replica held it.
     const input = testInput();

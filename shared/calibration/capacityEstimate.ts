@@ -28,8 +28,9 @@ import type { StepMeasurement } from './types.js';
  *   inference time).
  * Rule: with three estimates, their median (one that is off, whichever, does not move it); with two, their mean when
  * they agree within AGREEMENT (10 %), else the batch's when it is one of them (waves, and a ramp longer than the mean
- * decode time that the in-flight correction assumes, move the completions; measured on the twin's six benchmark
- * profiles, the batch's estimate was within 8 % where the completions' were up to 17 % off), else the completions
+ * decode time that the in-flight correction assumes, move the completions: in the benchmark's first saturated steps
+ * the batch's estimate was within 2.5 % on every profile that does not preempt, the completions' up to 15 % off), else
+ * the completions
  * (they do not depend on the scrape interval).
  */
 export interface CapacityEstimate {
@@ -110,7 +111,8 @@ export function estimateCapacity(step: StepMeasurement): CapacityEstimate {
   const grew = slope > 0 && step.amp.queueMax >= SATURATION_RULES.queueMaxFloor;
   const dropped = droppedIterations(step);
   const fromQueue = grew && dropped === 0 ? Math.max(0, step.rateRps - slope) : null;
-  const queueText = grew && dropped > 0 ? `; the queue's slope not used: k6 dropped ${fmt(dropped, 0)} iterations` : '';
+  const poolCapped = grew && dropped > 0;
+  const queueText = poolCapped ? `; the queue's slope not used: k6 dropped ${fmt(dropped, 0)} iterations` : '';
   const fromBatch = batchEstimate(step);
   const c = fromCompletions.toFixed(2);
   const q = fromQueue === null ? '' : fromQueue.toFixed(2);
@@ -136,8 +138,11 @@ export function estimateCapacity(step: StepMeasurement): CapacityEstimate {
       ...figures,
       value: fromCompletions,
       reason:
-        `completions ${c} req/s; the queue did not grow and the batch was not measured, so no second estimate` +
-        queueText,
+        `completions ${c} req/s; no second estimate: ` +
+        (poolCapped
+          ? `k6 dropped ${fmt(dropped, 0)} iterations, so its pool capped the queue`
+          : 'the queue did not grow') +
+        ', and the batch was not measured or vLLM preempted',
     };
   }
   if (Math.abs(other - fromCompletions) <= AGREEMENT * fromCompletions) {
@@ -198,7 +203,7 @@ export interface KneeEstimate extends CapacityEstimate {
  * One replica's capacity from all the steps of a calibration (all Pods of the test together), or null before any step
  * saturated: the lowest saturated step's estimate (nearest the knee), averaged with those of the other saturated steps
  * that agree with it within AGREEMENT (each independently measures the same service rate, so the mean is less noisy),
- * and never below what a stable step under it completed. (Not the middle of [stable rate, lowest saturated rate]
+ * never above the lowest saturated rate, and never below what a stable step under it completed. (Not the middle of [stable rate, lowest saturated rate]
  * either, tried: with a bracket as wide as a jump's it threw the estimate far up, and a KV-bound replica holds a rate
  * above what it drains a backlog at, from a rested start, for a minute.) The adaptive search and the analysis both use
  * it, so the report's capacity is the one the search converged on.
@@ -227,6 +232,16 @@ export function kneeEstimate(steps: readonly StepMeasurement[]): KneeEstimate | 
       .filter((s) => !s.verdict.saturated && s.rateRps < lowest.rateRps && heldLongEnough(s))
       .map((s) => Math.min(s.rateRps, completionsInFlightCorrected(s))),
   );
+  // A replica saturated at a rate cannot hold more: higher steps' estimates averaged in (a KV-bound replica drains a
+  // backlog unevenly, 5.7-7.0 req/s in 35 s windows) must not lift C above the lowest saturated rate.
+  if (combined.value > lowest.rateRps) {
+    return {
+      ...combined,
+      value: Math.max(floorRps, lowest.rateRps),
+      floorRps,
+      reason: `${combined.reason}; capped at ${fmt(lowest.rateRps)} req/s, where a step saturated`,
+    };
+  }
   if (floorRps <= combined.value) return { ...combined, floorRps };
   return {
     ...combined,
