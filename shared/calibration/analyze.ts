@@ -86,8 +86,9 @@ export function analyze(steps: readonly StepMeasurement[], input: CalibrationInp
         `the window; ${knee.reason}`,
       formula:
         "capacity = the saturated step's completion rate over its window's second half (else completedRps × W / " +
-        '(W − S), W the window, S the mean decode time), offered − queue slope, and mean running batch / mean time ' +
-        'in it: the median of the three, or the mean of two that agree within 10 %, else the completions' +
+        '(W − S), W the window, S the mean decode time), offered − queue slope (not when k6 dropped iterations), and ' +
+        "running batch / time in it over the window's second half: the median of the three, or the mean of two that " +
+        "agree within 10 %, else the batch's, else the completions; never above the lowest saturated rate" +
         `${podsSuffix(saturated, input)}`,
     };
   } else if (lastStable !== undefined) {
