@@ -30,8 +30,7 @@ import type { StepMeasurement } from './types.js';
  * they agree within AGREEMENT (10 %), else the batch's when it is one of them (waves, and a ramp longer than the mean
  * decode time that the in-flight correction assumes, move the completions: in the benchmark's first saturated steps
  * the batch's estimate was within 2.5 % on every profile that does not preempt, the completions' up to 15 % off), else
- * the completions
- * (they do not depend on the scrape interval).
+ * the completions (they do not depend on the scrape interval).
  */
 export interface CapacityEstimate {
   /** The estimate, requests/s (all Pods of the step together). */
@@ -110,8 +109,8 @@ export function estimateCapacity(step: StepMeasurement): CapacityEstimate {
   const slope = step.amp.queueSlopePerSecond;
   const grew = slope > 0 && step.amp.queueMax >= SATURATION_RULES.queueMaxFloor;
   const dropped = droppedIterations(step);
-  const fromQueue = grew && dropped === 0 ? Math.max(0, step.rateRps - slope) : null;
   const poolCapped = grew && dropped > 0;
+  const fromQueue = grew && !poolCapped ? Math.max(0, step.rateRps - slope) : null;
   const queueText = poolCapped ? `; the queue's slope not used: k6 dropped ${fmt(dropped, 0)} iterations` : '';
   const fromBatch = batchEstimate(step);
   const c = fromCompletions.toFixed(2);
@@ -203,10 +202,10 @@ export interface KneeEstimate extends CapacityEstimate {
  * One replica's capacity from all the steps of a calibration (all Pods of the test together), or null before any step
  * saturated: the lowest saturated step's estimate (nearest the knee), averaged with those of the other saturated steps
  * that agree with it within AGREEMENT (each independently measures the same service rate, so the mean is less noisy),
- * never above the lowest saturated rate, and never below what a stable step under it completed. (Not the middle of [stable rate, lowest saturated rate]
- * either, tried: with a bracket as wide as a jump's it threw the estimate far up, and a KV-bound replica holds a rate
- * above what it drains a backlog at, from a rested start, for a minute.) The adaptive search and the analysis both use
- * it, so the report's capacity is the one the search converged on.
+ * never above the lowest saturated rate, and never below what a stable step under it completed. (Not the middle of
+ * [stable rate, lowest saturated rate] either, tried: with a bracket as wide as a jump's it threw the estimate far up,
+ * and a KV-bound replica holds a rate above what it drains a backlog at, from a rested start, for a minute.) The
+ * adaptive search and the analysis both use it, so the report's capacity is the one the search converged on.
  */
 export function kneeEstimate(steps: readonly StepMeasurement[]): KneeEstimate | null {
   const sorted = [...steps].sort((a, b) => a.rateRps - b.rateRps || a.index - b.index);
@@ -233,11 +232,12 @@ export function kneeEstimate(steps: readonly StepMeasurement[]): KneeEstimate | 
       .map((s) => Math.min(s.rateRps, completionsInFlightCorrected(s))),
   );
   // A replica saturated at a rate cannot hold more: higher steps' estimates averaged in (a KV-bound replica drains a
-  // backlog unevenly, 5.7-7.0 req/s in 35 s windows) must not lift C above the lowest saturated rate.
+  // backlog unevenly, 5.7-7.0 req/s in 35 s windows) must not lift C above the lowest saturated rate. (The floor lies
+  // below it: it comes from stable steps under that rate.)
   if (combined.value > lowest.rateRps) {
     return {
       ...combined,
-      value: Math.max(floorRps, lowest.rateRps),
+      value: lowest.rateRps,
       floorRps,
       reason: `${combined.reason}; capped at ${fmt(lowest.rateRps)} req/s, where a step saturated`,
     };
