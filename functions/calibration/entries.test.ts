@@ -44,3 +44,37 @@ describe('Files: functions/calibration/<step>.ts', () => {
     },
   );
 });
+
+describe('File: functions/calibration/cleanupEndedExecution.ts', () => {
+  it('refuses an event that is not a Step Functions status change, naming the field', async () => {
+    // Prepare
+    const { handler } = (await import('./cleanupEndedExecution.js')) as {
+      handler: (event: unknown, context: ReturnType<typeof lambdaContext>) => Promise<unknown>;
+    };
+
+    // Act
+    const run = handler({ source: 'aws.events', detail: {} }, lambdaContext('calibration-cleanupEndedExecution'));
+
+    // Assess
+    await expect(run).rejects.toThrow(CalibrationEventInvalidError);
+    await expect(run).rejects.toThrow(/^CleanupEndedExecution: invalid event: event\.detail-type/);
+  });
+
+  it('skips an execution that succeeded: its own Cleanup state ran', async () => {
+    // Prepare
+    const { handler } = (await import('./cleanupEndedExecution.js')) as {
+      handler: (event: unknown, context: ReturnType<typeof lambdaContext>) => Promise<unknown>;
+    };
+    const event = {
+      'detail-type': 'Step Functions Execution Status Change',
+      source: 'aws.states',
+      detail: { executionArn: 'arn:aws:states:us-east-2:1:execution:m:e1', name: 'e1', status: 'SUCCEEDED' },
+    };
+
+    // Act
+    const result = await handler(event, lambdaContext('calibration-cleanupEndedExecution'));
+
+    // Assess
+    expect(result).toEqual({ execution: 'e1', status: 'SUCCEEDED', skipped: expect.stringContaining('own Cleanup') });
+  });
+});

@@ -2,7 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type * as z from 'zod';
-import type { BasePorts, CalibrationStep } from '../../shared/calibration/workflow/index.js';
+import type { BasePorts, CalibrationFunction } from '../../shared/calibration/workflow/index.js';
 import { systemClock } from '../../shared/clock/index.js';
 import { lazyLambdaEntry } from '../shared/lambdaEntry.js';
 import { loadCalibrationConfig, type CalibrationConfig } from './config.js';
@@ -13,7 +13,7 @@ import { bindStep } from './task.js';
  * step's ports built once per container, then every invocation runs the bound step (bindStep).
  */
 export function calibrationLambda<E extends z.ZodType, R, P extends BasePorts>(
-  step: CalibrationStep<E, R, P>,
+  step: CalibrationFunction<E, R, P>,
   ports: (config: CalibrationConfig) => Omit<P, keyof BasePorts>,
 ): (event: unknown, context: Context) => Promise<unknown> {
   return lazyLambdaEntry('calibration', (env, logger) => {

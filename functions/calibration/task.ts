@@ -1,8 +1,8 @@
 import type * as z from 'zod';
 import type {
   AnyCalibrationStep,
+  CalibrationFunction,
   CalibrationPorts,
-  CalibrationStep,
   CalibrationStepName,
 } from '../../shared/calibration/workflow/index.js';
 import { CalibrationDependencyUnavailableError, CalibrationError } from '../../shared/calibration/index.js';
@@ -20,7 +20,7 @@ export type CalibrationTask = (event: unknown) => Promise<unknown>;
  * DynamoDB throttling, a network error) becomes CalibrationDependencyUnavailableError, which the state machine retries.
  */
 export function bindStep<E extends z.ZodType, R, P extends { logger: LoggerPort }>(
-  step: CalibrationStep<E, R, P>,
+  step: CalibrationFunction<E, R, P>,
   ports: P,
 ): CalibrationTask {
   return async (event: unknown) => {

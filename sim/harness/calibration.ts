@@ -1,14 +1,18 @@
 import { readFile } from 'node:fs/promises';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
-import { bindSteps, type CalibrationTask } from '../../functions/calibration/task.js';
+import { bindStep, bindSteps, type CalibrationTask } from '../../functions/calibration/task.js';
 import type { CalibrationReport } from '../../shared/calibration/index.js';
 import { DynamoDbHistoryStore } from '../../shared/calibration/history/index.js';
 import {
   CALIBRATION_STEPS,
+  cleanupEndedExecutionFunction,
   executionFailure,
+  sweepLeases,
   type CalibrationPorts,
+  type EndedExecutionCleanup,
   type StoredReport,
+  type SweepDecision,
 } from '../../shared/calibration/workflow/index.js';
 import { systemClock } from '../../shared/clock/index.js';
 import { ClusterConnections } from '../../shared/kube/connection/index.js';
@@ -17,6 +21,7 @@ import { HttpMetricsSource } from '../../shared/metrics/index.js';
 import {
   handlersByResource,
   loadDefinition,
+  localExecutionStatus,
   localFunctionArns,
   runStateMachineLocally,
   SNS_PUBLISH_RESOURCE,
@@ -135,6 +140,9 @@ export async function startTwinCalibration(
   const definition = await loadDefinition();
   const { ports, sns, close } = twinCalibrationPorts(state, options);
   const table = calibrationLocalHandlers(definition, bindSteps(CALIBRATION_STEPS, ports), sns);
+  // The stack's EventBridge rule on the machine's ABORTED, TIMED_OUT and FAILED executions, locally: the runner
+  // delivers the same event to the same function once the execution ended.
+  const onEnded = bindStep(cleanupEndedExecutionFunction, ports);
   const run = runStateMachineLocally({
     definition,
     handlers: options.handlers ? options.handlers(table, ports) : table,
@@ -145,6 +153,7 @@ export async function startTwinCalibration(
     },
     executionName: options.executionName,
     region: state.region,
+    onStatusChange: (event) => onEnded(event),
     ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
     ...(options.waitScale === undefined ? {} : { waitScale: options.waitScale }),
     ...(options.retryIntervalMs === undefined
@@ -186,7 +195,7 @@ export async function calibrateOnTwin(
 /** The report of a succeeded run, or the run's failure as the one-line named error the CLI prints. */
 export async function readOutcome(outcome: WorkflowOutcome): Promise<TwinCalibrationResult> {
   if (outcome.status === 'aborted')
-    throw executionFailure('ExecutionAborted', 'stopped (Ctrl-C); the failure path did not run');
+    throw executionFailure('ExecutionAborted', `stopped (Ctrl-C); ${afterEndText(outcome.afterEnd)}`);
   if (outcome.status !== 'succeeded') throw executionFailure(outcome.error, outcome.cause);
   const stored = (outcome.output as { report?: StoredReport }).report;
   if (stored === undefined) throw executionFailure('CalibrationError', 'the execution ended without a report');
@@ -208,4 +217,52 @@ export function calibrationLocalHandlers(
   for (const [name, step] of Object.entries(CALIBRATION_STEPS))
     byResource[step.placeholder] = tasks[name as keyof typeof CALIBRATION_STEPS];
   return handlersByResource(definition, byResource);
+}
+
+/** What the ended-execution cleanup did, in one clause for the error line. */
+function afterEndText(afterEnd: WorkflowOutcome['afterEnd']): string {
+  if (afterEnd === undefined) return 'no cleanup ran';
+  if ('error' in afterEnd)
+    return `the cleanup failed (${afterEnd.error}: ${afterEnd.message}); the lease sweep retries it`;
+  const ended = afterEnd.result as EndedExecutionCleanup;
+  if ('skipped' in ended) return `nothing cleaned up: ${ended.skipped}`;
+  const c = ended.cleanup;
+  const parts = [
+    c.scaledObject === null ? 'no ScaledObject to resume' : 'KEDA back in charge',
+    c.replicasRestored === null ? c.replicasReason : `replicas back to ${c.replicasRestored}`,
+    `${c.deletedJobs.length} Job(s) and ${c.deletedConfigMaps.length} ConfigMap(s) deleted`,
+  ];
+  return `cleaned up: ${parts.join(', ')}`;
+}
+
+/**
+ * The stack's scheduled lease sweep against the twin (shared/calibration/workflow/sweepLeases.ts): the twin's
+ * target, the local runner answering whether an execution still runs.
+ */
+export async function sweepTwinLeases(
+  state: TwinState,
+  options: Pick<TwinCalibrationOptions, 'logger'> & { clock?: CalibrationPorts['clock'] } = {},
+): Promise<SweepDecision[]> {
+  const clusters = new ClusterConnections({ eksEndpoint: state.aws.eksEndpoint, credentials: TWIN_CREDENTIALS });
+  try {
+    return await sweepLeases(
+      {
+        cluster: (target) => clusters.get(target.region, target.cluster),
+        executions: { status: (arn) => Promise.resolve(localExecutionStatus(arn)) },
+        clock: options.clock ?? systemClock,
+        logger: options.logger ?? silentLogger,
+      },
+      [
+        {
+          name: state.deployment,
+          cluster: state.clusterName,
+          region: state.region,
+          namespace: state.namespace,
+          deployment: state.deployment,
+        },
+      ],
+    );
+  } finally {
+    clusters.destroy();
+  }
 }

@@ -80,6 +80,8 @@ export function runStateMachineLocally(options: RunLocallyOptions): LocalRun {
         );
 
   const startedAt = new Date(clock.now()).toISOString();
+  const stateMachineArn = `arn:aws:states:${region}:${accountId}:stateMachine:${stateMachineName}`;
+  LOCAL_EXECUTIONS.set(executionArn, 'RUNNING');
   const execution = machine.run(options.input as never, {
     overrides: {
       taskResourceLocalHandlers: handlers as never,
@@ -90,10 +92,7 @@ export function runStateMachineLocally(options: RunLocallyOptions): LocalRun {
     },
     context: {
       Execution: { Id: executionArn, Name: options.executionName, StartTime: startedAt, Input: options.input as never },
-      StateMachine: {
-        Id: `arn:aws:states:${region}:${accountId}:stateMachine:${stateMachineName}`,
-        Name: stateMachineName,
-      },
+      StateMachine: { Id: stateMachineArn, Name: stateMachineName },
     },
   });
 
@@ -137,6 +136,26 @@ export function runStateMachineLocally(options: RunLocallyOptions): LocalRun {
       } else throw error;
     }
     await pumped;
+    LOCAL_EXECUTIONS.set(executionArn, STATUS_NAMES[outcome.status]);
+    if (options.onStatusChange !== undefined) {
+      const event = statusChangeEvent({
+        executionArn,
+        stateMachineArn,
+        name: options.executionName,
+        status: STATUS_NAMES[outcome.status],
+        startedAt,
+        finishedAt: outcome.finishedAt,
+        input: options.input,
+        region,
+        accountId,
+      });
+      try {
+        outcome.afterEnd = { result: await options.onStatusChange(event) };
+      } catch (error) {
+        const e = error as Error;
+        outcome.afterEnd = { error: e.name, message: String(e.message).split('\n')[0] ?? '' };
+      }
+    }
     return outcome;
   })();
 
@@ -164,4 +183,58 @@ function secondsAt(path: string | undefined, lastResults: ReadonlyMap<string, un
 
 function toJson(value: unknown): unknown {
   return value === undefined ? null : (JSON.parse(JSON.stringify(value)) as unknown);
+}
+
+/** Step Functions' names of the outcomes, as DescribeExecution and the status-change event give them. */
+const STATUS_NAMES = {
+  succeeded: 'SUCCEEDED',
+  failed: 'FAILED',
+  timedOut: 'TIMED_OUT',
+  aborted: 'ABORTED',
+} as const satisfies Record<WorkflowOutcome['status'], string>;
+
+export type LocalExecutionStatus = 'RUNNING' | (typeof STATUS_NAMES)[keyof typeof STATUS_NAMES];
+
+/**
+ * Every local execution of this process by ARN, with its status: what DescribeExecution answers locally (the lease
+ * sweep asks it whether an execution still runs).
+ */
+const LOCAL_EXECUTIONS = new Map<string, LocalExecutionStatus>();
+
+/** The status of a local execution of this process; null when it never ran here (DescribeExecution's "not found"). */
+export function localExecutionStatus(executionArn: string): LocalExecutionStatus | null {
+  return LOCAL_EXECUTIONS.get(executionArn) ?? null;
+}
+
+/** The "Step Functions Execution Status Change" event EventBridge delivers for an execution's end. */
+function statusChangeEvent(e: {
+  executionArn: string;
+  stateMachineArn: string;
+  name: string;
+  status: LocalExecutionStatus;
+  startedAt: string;
+  finishedAt: string;
+  input: unknown;
+  region: string;
+  accountId: string;
+}): Record<string, unknown> {
+  return {
+    version: '0',
+    'detail-type': 'Step Functions Execution Status Change',
+    source: 'aws.states',
+    account: e.accountId,
+    time: e.finishedAt,
+    region: e.region,
+    resources: [e.executionArn],
+    detail: {
+      executionArn: e.executionArn,
+      stateMachineArn: e.stateMachineArn,
+      name: e.name,
+      status: e.status,
+      startDate: Date.parse(e.startedAt),
+      stopDate: Date.parse(e.finishedAt),
+      input: JSON.stringify(e.input ?? null),
+      inputDetails: { included: true },
+    },
+  };
 }

@@ -59,14 +59,24 @@ export interface RunLocallyOptions {
   retryIntervalOverrides?: Readonly<Record<string, number | number[]>>;
   /** Called with every event as it happens (state entered/exited/retried/caught, execution finished). */
   onEvent?: (event: WorkflowEvent) => void;
+  /**
+   * Called once the execution ended, with the EventBridge "Step Functions Execution Status Change" event AWS would
+   * emit (what the stack's rule on ABORTED, TIMED_OUT and FAILED delivers). `result` settles after it returned; what
+   * it returns (or throws) is the outcome's `afterEnd`.
+   */
+  onStatusChange?: (event: Record<string, unknown>) => Promise<unknown>;
 }
 
+/** What `onStatusChange` returned, or the error it threw (its name and first line). */
+export type AfterEnd = { result: unknown } | { error: string; message: string };
+
 /** How a local execution ended. A Fail state's `error` and `cause` are the ones the Fail state chose. */
-export type WorkflowOutcome =
+export type WorkflowOutcome = (
   | { status: 'succeeded'; output: unknown; startedAt: string; finishedAt: string }
   | { status: 'failed'; error: string; cause: string; startedAt: string; finishedAt: string }
   | { status: 'timedOut'; error: 'States.Timeout'; cause: string; startedAt: string; finishedAt: string }
-  | { status: 'aborted'; startedAt: string; finishedAt: string };
+  | { status: 'aborted'; startedAt: string; finishedAt: string }
+) & { afterEnd?: AfterEnd };
 
 export interface LocalRun {
   /** Settles once the execution has ended and every event was delivered; never rejects for a failed execution. */

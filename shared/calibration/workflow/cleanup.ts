@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { KEDA_KINDS, resumeScaledObject, type ScaledObjectResume } from '../../keda/index.js';
 import { KINDS, PROPAGATION_POLICIES, type ClusterClient, type KubeObject } from '../../kube/index.js';
 import { lastCalibrationRecord } from '../background.js';
+import { parseLease } from './calibrationLease.js';
 import { calibrationInputSchema } from '../input.js';
 import { CALIBRATION_ANNOTATIONS, EXECUTION_LABEL, executionNames } from './names.js';
 import type { BasePorts, CalibrationPorts } from './ports.js';
@@ -29,9 +30,7 @@ export interface CleanupResult {
 }
 
 /**
- * Cleanup and CleanupAfterFailure: deletes this execution's Jobs (with their Pods) and ConfigMaps by the execution
- * label, puts back the Deployment's replica count recorded by Deploy and removes the record, then resumes the
- * ScaledObject (which gives KEDA back the Deployment, or restores the user's own pause). Works from what is in the
+ * Cleanup and CleanupAfterFailure: releaseTarget for this execution's target (see there). Works from what is in the
  * cluster, not only from the state, so it also undoes a Deploy that failed half-way; idempotent.
  */
 export async function cleanup(
@@ -49,9 +48,56 @@ export async function cleanup(
       skipped: 'the input was refused by ValidateInput, before anything was created',
     };
   const input = parsed.data;
-  const names = executionNames(execution.name);
-  const namespace = deployment?.namespace ?? input.target.namespace;
-  const cluster = await ports.cluster(input.target);
+  const name = deployment?.name ?? input.target.deployment;
+  return releaseTarget(ports, {
+    cluster: await ports.cluster(input.target),
+    namespace: deployment?.namespace ?? input.target.namespace,
+    deployment: name,
+    scaledObject: deployment?.scaledObject?.name ?? input.scaledObject.name ?? name,
+    executionName: execution.name,
+    backgroundRps: deployment?.background.rateRps ?? null,
+  });
+}
+
+/** What releaseTarget releases: one execution's hold on one Deployment. */
+export interface ReleaseRequest {
+  cluster: ClusterClient;
+  namespace: string;
+  deployment: string;
+  /** The ScaledObject to resume (the lease's, else the input's); resumed only if it exists. */
+  scaledObject: string | null;
+  executionName: string;
+  /** The background the execution measured before it began, for the last-calibration record; null: the lease's. */
+  backgroundRps: number | null;
+}
+
+/**
+ * Undoes what one execution changed on its target, KEDA first: resumes the ScaledObject (KEDA back in charge, or
+ * the user's own pause restored), so the target regains its capacity before anything else; then puts back the
+ * replica count Deploy recorded; then deletes the execution's Jobs (with their Pods, so its load stops) and
+ * ConfigMaps by the execution label; last removes the mark and the lease. Only what this execution changed is
+ * undone: another execution's pause or record is left alone. Idempotent: a second run finds nothing to do. Shared
+ * by the state machine's Cleanup states, the ended-execution rule and the sweep.
+ */
+export async function releaseTarget(ports: BasePorts, request: ReleaseRequest): Promise<CleanupResult> {
+  const { cluster, namespace, deployment: name, executionName } = request;
+  const names = executionNames(executionName);
+  const live = await cluster.get({ ...KINDS.deployment, namespace, name });
+  const ours = live?.metadata.annotations?.[CALIBRATION_ANNOTATIONS.execution] === names.label;
+  const lease = ours ? parseLease(live?.metadata.annotations?.[CALIBRATION_ANNOTATIONS.lease]) : undefined;
+
+  const scaledObject =
+    ours &&
+    request.scaledObject !== null &&
+    (await cluster.get({ ...KEDA_KINDS.scaledObject, namespace, name: request.scaledObject })) !== undefined
+      ? await resumeScaledObject(cluster, { namespace, name: request.scaledObject })
+      : null;
+  const { replicasRestored, replicasReason } =
+    live === undefined
+      ? { replicasRestored: null, replicasReason: `Deployment ${namespace}/${name} is gone` }
+      : ours
+        ? await restoreReplicas(cluster, live)
+        : { replicasRestored: null, replicasReason: 'the Deployment carries no record of this execution' };
 
   const selector = { [EXECUTION_LABEL]: names.label };
   const deletedJobs = await deleteAll(
@@ -63,21 +109,6 @@ export async function cleanup(
     await cluster.list({ ...KINDS.configMap, namespace, labelSelector: selector }),
   );
 
-  const name = deployment?.name ?? input.target.deployment;
-  const live = await cluster.get({ ...KINDS.deployment, namespace, name });
-  // Only what this execution changed is undone: another execution's pause or record is left alone.
-  const ours = live?.metadata.annotations?.[CALIBRATION_ANNOTATIONS.execution] === names.label;
-  const { replicasRestored, replicasReason } =
-    live === undefined
-      ? { replicasRestored: null, replicasReason: `Deployment ${namespace}/${name} is gone` }
-      : ours
-        ? await restoreReplicas(cluster, live)
-        : { replicasRestored: null, replicasReason: 'the Deployment carries no record of this execution' };
-  const scaledObjectName = deployment?.scaledObject?.name ?? input.scaledObject.name ?? name;
-  const scaledObject =
-    ours && (await cluster.get({ ...KEDA_KINDS.scaledObject, namespace, name: scaledObjectName })) !== undefined
-      ? await resumeScaledObject(cluster, { namespace, name: scaledObjectName })
-      : null;
   // The record goes last, so a cleanup that fails half-way still recognises its own changes when retried.
   if (ours)
     await cluster.patchMerge(
@@ -87,9 +118,10 @@ export async function cleanup(
           annotations: {
             [CALIBRATION_ANNOTATIONS.execution]: null,
             [CALIBRATION_ANNOTATIONS.replicasBefore]: null,
+            [CALIBRATION_ANNOTATIONS.lease]: null,
             [CALIBRATION_ANNOTATIONS.lastCalibration]: lastCalibrationRecord(
               ports.clock.now(),
-              deployment?.background.rateRps ?? null,
+              request.backgroundRps ?? lease?.backgroundRps ?? null,
             ),
           },
         },
@@ -97,7 +129,7 @@ export async function cleanup(
     );
 
   const result: CleanupResult = { deletedJobs, deletedConfigMaps, replicasRestored, replicasReason, scaledObject };
-  ports.logger.info('cleaned up', { execution: execution.name, ...result });
+  ports.logger.info('cleaned up', { execution: executionName, namespace, deployment: name, ...result });
   return result;
 }
 

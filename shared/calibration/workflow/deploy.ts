@@ -11,6 +11,7 @@ import { measureBackground, parseLastCalibration, refuseServingTarget, type Back
 import { CalibrationTargetBusyError, CalibrationTargetNotFoundError } from '../errors.js';
 import { maxNumSeqsOf } from '../engineArgs.js';
 import type { CalibrationInput } from '../input.js';
+import { formatLease, leaseFor, type CalibrationLease } from './calibrationLease.js';
 import { CALIBRATION_ANNOTATIONS, executionNames } from './names.js';
 import type { BasePorts, CalibrationPorts } from './ports.js';
 import { baseEventShape, type DeploymentState } from './state.js';
@@ -86,7 +87,8 @@ export async function deploy(ports: Ports, { input, execution }: z.output<typeof
     await requireDeployment(cluster, namespace, name);
     actions.push(`deployment ${name} adopted`);
   }
-  await markDeployment(cluster, namespace, name, names.label, replicasBefore);
+  const lease = leaseFor(execution, scaledObject === undefined ? null : scaledObjectName, background.rateRps);
+  await markDeployment(cluster, namespace, name, names.label, replicasBefore, lease);
 
   if (scaledObject !== undefined) {
     const pause = await pauseScaledObject(cluster, { namespace, name: scaledObjectName }, input.testReplicas);
@@ -137,13 +139,17 @@ function manifestInput(input: CalibrationInput): VllmDeploymentInputSpec {
   };
 }
 
-/** Marks the Deployment as being calibrated by this execution, with the replica count to restore. */
+/**
+ * Marks the Deployment as being calibrated by this execution, with the replica count to restore and the lease
+ * (calibrationLease.ts), before anything is paused or scaled: whatever ends the execution, a cleanup finds them.
+ */
 async function markDeployment(
   cluster: ClusterClient,
   namespace: string,
   name: string,
   label: string,
   replicasBefore: number | null,
+  lease: CalibrationLease,
 ): Promise<void> {
   await cluster.patchMerge<KubeObject>(
     { ...KINDS.deployment, namespace, name },
@@ -152,6 +158,7 @@ async function markDeployment(
         annotations: {
           [CALIBRATION_ANNOTATIONS.execution]: label,
           [CALIBRATION_ANNOTATIONS.replicasBefore]: replicasBefore === null ? '' : String(replicasBefore),
+          [CALIBRATION_ANNOTATIONS.lease]: formatLease(lease),
         },
       },
     },

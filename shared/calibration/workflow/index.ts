@@ -7,11 +7,18 @@ export { applyThresholdsStep } from './applyThresholds.js';
 export { awaitStepDataStep } from './awaitStepData.js';
 export { checkJobStep } from './checkJob.js';
 export { checkRolloutStep } from './checkRollout.js';
-export { cleanupStep } from './cleanup.js';
+export { cleanupStep, releaseTarget, type CleanupResult } from './cleanup.js';
+export {
+  cleanupEndedExecution,
+  cleanupEndedExecutionFunction,
+  ENDED_WITHOUT_CLEANUP,
+  type EndedExecutionCleanup,
+} from './cleanupEndedExecution.js';
+export { parseLease, type CalibrationLease } from './calibrationLease.js';
 export { deployStep } from './deploy.js';
 export { dryRunStep } from './dryRun.js';
 export { measureStepStep } from './measureStep.js';
-export { CALIBRATION_ANNOTATIONS, EXECUTION_LABEL, executionNames } from './names.js';
+export { CALIBRATION_ANNOTATIONS, EXECUTION_LABEL, EXECUTION_TIMEOUT_SECONDS, executionNames } from './names.js';
 export { executionFailure } from './outcome.js';
 export { planNextStepStep } from './planNextStep.js';
 export type { BasePorts, CalibrationPorts, CalibrationTarget } from './ports.js';
@@ -19,7 +26,16 @@ export { readinessGateStep } from './readinessGate.js';
 export { CALIBRATION_STEPS, type CalibrationStepName } from './registry.js';
 export { startLoadStepStep } from './startLoadStep.js';
 export { startWarmupStep } from './startWarmup.js';
-export type { AnyCalibrationStep, CalibrationStep } from './step.js';
+export type { AnyCalibrationStep, CalibrationFunction, CalibrationStep } from './step.js';
 export { storeReportStep, type StoredReport } from './storeReport.js';
+export {
+  sweepLeases,
+  sweepLeasesFunction,
+  type ExecutionStatus,
+  type ExecutionStatusPort,
+  type SweepDecision,
+  type SweepPorts,
+  type SweepTarget,
+} from './sweepLeases.js';
 export { validateInputStep } from './validateInput.js';
 export { watchLoadStepStep } from './watchLoadStep.js';

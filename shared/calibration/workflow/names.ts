@@ -19,7 +19,18 @@ export const CALIBRATION_ANNOTATIONS = {
    * next one does not mistake that calibration's load, still in AMP's recent rates, for users.
    */
   lastCalibration: 'vllm-eks-pilot/last-calibration',
+  /**
+   * The lease on the pause (JSON, calibrationLease.ts): the execution's full name and ARN, the ScaledObject it paused
+   * and when the lease expires, so the sweep can release a target whose execution ended without its cleanup.
+   */
+  lease: 'vllm-eks-pilot/calibration-lease',
 } as const;
+
+/**
+ * The calibration state machine's TimeoutSeconds (statemachines/calibration.asl.json; a test keeps them equal): no
+ * execution runs longer, so a lease taken at its start expires when the execution surely ended.
+ */
+export const EXECUTION_TIMEOUT_SECONDS = 21_600;
 
 const LABEL_VALUE = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 

@@ -21,3 +21,12 @@ export interface CalibrationStep<E extends z.ZodType = z.ZodType, R = unknown, P
 /** Any step, whatever its event, result and ports (for tables of steps). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyCalibrationStep = CalibrationStep<z.ZodType, unknown, any>;
+
+/**
+ * A calibration function that no Task state calls (the ended-execution rule's target, the lease sweep): the same
+ * shape without a placeholder, bound and deployed like a step.
+ */
+export type CalibrationFunction<E extends z.ZodType = z.ZodType, R = unknown, P = CalibrationPorts> = Omit<
+  CalibrationStep<E, R, P>,
+  'placeholder'
+>;

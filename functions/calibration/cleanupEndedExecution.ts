@@ -1,0 +1,10 @@
+import { cleanupEndedExecutionFunction } from '../../shared/calibration/workflow/index.js';
+import { calibrationLambda } from './lambda.js';
+import { eksCluster } from './ports.js';
+
+/**
+ * The target of an EventBridge rule on the calibration state machine's ABORTED, TIMED_OUT and FAILED executions:
+ * shared/calibration/workflow/cleanupEndedExecution.ts with the cluster. (Not yet in the stack: the rule, its
+ * schedule sibling sweepLeases and their roles are the next part of this work.)
+ */
+export const handler = calibrationLambda(cleanupEndedExecutionFunction, (config) => ({ cluster: eksCluster(config) }));

@@ -1,0 +1,249 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CALIBRATION_ANNOTATIONS,
+  EXECUTION_LABEL,
+  executionNames,
+  type EndedExecutionCleanup,
+} from '../shared/calibration/workflow/index.js';
+import { KEDA_PAUSED_REPLICAS_ANNOTATION, pauseScaledObject, scaledObject } from '../shared/keda/index.js';
+import type { KubeObject } from '../shared/kube/index.js';
+import {
+  startTwinCalibration,
+  sweepTwinLeases,
+  type Twin,
+  TWIN_CLUSTER,
+  TWIN_REGION,
+  type WorkflowOutcome,
+} from '../sim/harness/index.js';
+import { DEMO_SHAPE, startDemoTwin } from './helpers/twin.js';
+
+// Step Functions runs no Catch when an execution is stopped or times out. These tests stop the calibration on the
+// twin in each of its working states and check that the ended-execution rule (the local runner delivers the same
+// status-change event as EventBridge) leaves the cluster as the run found it; and that the lease sweep releases a
+// target whose execution ended without any cleanup.
+
+const NAMESPACE = 'default';
+const LONG = 300_000;
+let twin: Twin;
+let reportsDir: string;
+
+/** What a calibration may change on its target, read from the cluster. */
+interface TargetState {
+  replicas: number | undefined;
+  deploymentAnnotations: Record<string, string>;
+  scaledObjectSpec: unknown;
+  scaledObjectAnnotations: Record<string, string>;
+}
+
+async function targetState(): Promise<TargetState> {
+  const deployment = await twin.cluster.get({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    namespace: NAMESPACE,
+    name: twin.profile.deployment,
+  });
+  const scaled = await twin.cluster.get({
+    apiVersion: 'keda.sh/v1alpha1',
+    kind: 'ScaledObject',
+    namespace: NAMESPACE,
+    name: twin.profile.deployment,
+  });
+  // The last-calibration record is left on purpose (the next calibration reads it), so it is not compared.
+  const { [CALIBRATION_ANNOTATIONS.lastCalibration]: _last, ...annotations } = deployment?.metadata.annotations ?? {};
+  return {
+    replicas: (deployment?.spec as { replicas?: number } | undefined)?.replicas,
+    deploymentAnnotations: annotations,
+    scaledObjectSpec: scaled?.spec,
+    scaledObjectAnnotations: scaled?.metadata.annotations ?? {},
+  };
+}
+
+async function labelled(executionName: string): Promise<string[]> {
+  const labelSelector = { [EXECUTION_LABEL]: executionNames(executionName).label };
+  const names = (objects: KubeObject[]) => objects.map((o) => `${o.kind}/${o.metadata.name}`);
+  return [
+    ...names(await twin.cluster.list({ apiVersion: 'batch/v1', kind: 'Job', namespace: NAMESPACE, labelSelector })),
+    ...names(await twin.cluster.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace: NAMESPACE, labelSelector })),
+  ];
+}
+
+function input(): Record<string, unknown> {
+  return {
+    target: {
+      cluster: TWIN_CLUSTER,
+      region: TWIN_REGION,
+      namespace: NAMESPACE,
+      deployment: twin.profile.deployment,
+      model: twin.profile.model,
+      ampWorkspaceUrl: twin.prometheus.url,
+    },
+    testReplicas: 1,
+    request: { promptTokens: DEMO_SHAPE.promptTokens, maxTokens: DEMO_SHAPE.maxTokens },
+    warmup: { requests: 10 },
+    plan: { rates: [10, 40], holdSeconds: 4, restSeconds: 1 },
+    rollout: { timeoutSeconds: 60, pollSeconds: 1 },
+    readiness: { timeoutSeconds: 120, pollSeconds: 1 },
+  };
+}
+
+describe('Workflow: every ending of a calibration leaves the cluster as it was', () => {
+  beforeAll(async () => {
+    twin = await startDemoTwin();
+    reportsDir = await mkdtemp(join(tmpdir(), 'vllm-pilot-endings-'));
+    // KEDA keeps the Deployment at 2 replicas, as a production ScaledObject would; the calibration pauses it at 1.
+    await twin.cluster.apply(
+      scaledObject({
+        name: twin.profile.deployment,
+        namespace: NAMESPACE,
+        model: twin.profile.model,
+        ampWorkspaceUrl: twin.prometheus.url,
+        authentication: false,
+        minReplicaCount: 2,
+        maxReplicaCount: 2,
+      }),
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await twin?.stop();
+    if (reportsDir) await rm(reportsDir, { recursive: true, force: true });
+  });
+
+  // The states where the target is held (after Deploy marked it), each a different kind of work in progress: the
+  // rollout, the warmup Job, a load Job running, the measurement, the report.
+  describe.each(['CheckRollout', 'CheckWarmup', 'WatchLoadStep', 'MeasureStep', 'StoreReport'])(
+    'stopped in %s',
+    (stateName) => {
+      const name = `calib-stopped-in-${stateName.toLowerCase()}`;
+      let before: TargetState;
+      let held: TargetState | undefined;
+      let outcome: WorkflowOutcome;
+
+      beforeAll(async () => {
+        // Prepare
+        before = await targetState();
+        const calibration = await startTwinCalibration(twin.state, {
+          input: input(),
+          executionName: name,
+          reportsDir,
+          waitScale: 0.25,
+          retryIntervalMs: 10,
+          onEvent: (event) => {
+            if (event.type !== 'StateEntered' || event.state.name !== stateName) return;
+            // Act: the console's StopExecution, while the state runs.
+            void targetState().then((state) => {
+              held = state;
+              calibration.run.abort();
+            });
+          },
+        });
+        try {
+          outcome = await calibration.run.result;
+        } finally {
+          calibration.close();
+        }
+      }, LONG);
+
+      it('was holding the target when stopped (paused at one replica, marked with a lease)', () => {
+        // Assess
+        expect(held?.scaledObjectAnnotations[KEDA_PAUSED_REPLICAS_ANNOTATION]).toBe('1');
+        expect(held?.deploymentAnnotations[CALIBRATION_ANNOTATIONS.lease]).toContain(name);
+      });
+
+      it('ended ABORTED, and the ended-execution cleanup ran', () => {
+        // Assess
+        expect(outcome).toMatchObject({ status: 'aborted' });
+        const after = outcome.afterEnd as { result: EndedExecutionCleanup } | undefined;
+        expect(after?.result).toMatchObject({ execution: name, status: 'ABORTED' });
+        expect(after?.result).toHaveProperty('cleanup');
+      });
+
+      it("leaves replicas, KEDA's control and the Deployment's annotations as before, and no Job or ConfigMap", async () => {
+        // Act
+        const after = await targetState();
+
+        // Assess
+        expect(after).toEqual(before);
+        expect(await labelled(name)).toEqual([]);
+      });
+    },
+  );
+
+  describe('the lease sweep', () => {
+    /** What Deploy leaves on the target, as if the execution had ended and no event had reached the cleanup. */
+    async function holdAsDeployWould(executionArn: string, expires: string): Promise<void> {
+      const execution = executionArn.split(':').pop() as string;
+      const replicas = (await targetState()).replicas;
+      await twin.cluster.patchMerge(
+        { apiVersion: 'apps/v1', kind: 'Deployment', namespace: NAMESPACE, name: twin.profile.deployment },
+        {
+          metadata: {
+            annotations: {
+              [CALIBRATION_ANNOTATIONS.execution]: executionNames(execution).label,
+              [CALIBRATION_ANNOTATIONS.replicasBefore]: String(replicas),
+              [CALIBRATION_ANNOTATIONS.lease]: JSON.stringify({
+                execution,
+                executionArn,
+                scaledObject: twin.profile.deployment,
+                expires,
+                backgroundRps: 0,
+              }),
+            },
+          },
+        },
+      );
+      await pauseScaledObject(twin.cluster, { namespace: NAMESPACE, name: twin.profile.deployment }, 1);
+      await twin.cluster.scale({ namespace: NAMESPACE, name: twin.profile.deployment }, 1);
+    }
+
+    it(
+      'releases a target whose execution Step Functions does not know once its lease expired, and not before',
+      async () => {
+        // Prepare
+        const before = await targetState();
+        const arn = `arn:aws:states:${TWIN_REGION}:000000000000:execution:vllm-pilot-calibration:calib-laptop-run`;
+        await holdAsDeployWould(arn, new Date(Date.now() + 3_600_000).toISOString());
+
+        // Act
+        const early = await sweepTwinLeases(twin.state);
+        await twin.cluster.patchMerge(
+          { apiVersion: 'apps/v1', kind: 'Deployment', namespace: NAMESPACE, name: twin.profile.deployment },
+          {
+            metadata: {
+              annotations: {
+                [CALIBRATION_ANNOTATIONS.lease]: JSON.stringify({
+                  execution: 'calib-laptop-run',
+                  executionArn: arn,
+                  scaledObject: twin.profile.deployment,
+                  expires: new Date(Date.now() - 1_000).toISOString(),
+                  backgroundRps: 0,
+                }),
+              },
+            },
+          },
+        );
+        const late = await sweepTwinLeases(twin.state);
+
+        // Assess
+        expect(early).toEqual([expect.objectContaining({ action: 'kept', execution: 'calib-laptop-run' })]);
+        expect(early[0]?.reason).toMatch(/unknown to Step Functions and the lease runs until/);
+        expect(late).toEqual([expect.objectContaining({ action: 'released', execution: 'calib-laptop-run' })]);
+        expect(await targetState()).toEqual(before);
+      },
+      LONG,
+    );
+
+    it('leaves a target alone when nothing holds it, and a second sweep finds nothing to do', async () => {
+      // Act
+      const first = await sweepTwinLeases(twin.state);
+      const second = await sweepTwinLeases(twin.state);
+
+      // Assess
+      expect(first).toEqual([expect.objectContaining({ action: 'none', reason: 'not calibrating' })]);
+      expect(second).toEqual(first);
+    });
+  });
+});
