@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { executionNames } from './names.js';
+import { EXECUTION_TIMEOUT_SECONDS, executionNames } from './names.js';
 
 describe('Function: executionNames', () => {
   it('gives the same names to the same execution, so a retry finds what the first attempt created', () => {
@@ -31,5 +31,18 @@ describe('Function: executionNames', () => {
     // Assess
     if (typeof label === 'string') expect(names.label).toBe(label);
     else expect(names.label).toMatch(label);
+  });
+});
+
+describe('Constant: EXECUTION_TIMEOUT_SECONDS', () => {
+  it("equals the state machine's TimeoutSeconds, so a lease never expires while its execution may still run", async () => {
+    // Prepare
+    const { readFile } = await import('node:fs/promises');
+    const definition = JSON.parse(
+      await readFile(new URL('../../../statemachines/calibration.asl.json', import.meta.url), 'utf8'),
+    ) as { TimeoutSeconds?: number };
+
+    // Assess
+    expect(EXECUTION_TIMEOUT_SECONDS).toBe(definition.TimeoutSeconds);
   });
 });
