@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readTwinState, type TwinState } from '../sim/harness/index.js';
 import { CLI_TEST_TIMEOUT_MS, runCli, startCli } from './helpers/cli.js';
+import { kubectl } from './helpers/kubectl.js';
 
 // The `vllm-pilot` command as a user runs it: `node bin/vllm-pilot.js ...` in a child process.
 
@@ -375,6 +376,50 @@ describe('Command: vllm-pilot twin up (with load, metrics read and metrics colle
     expect(json.targets[0]).toMatchObject({ target: 'twin-demo', status: 'ok' });
     expect(json.targets[0]?.published).toBeGreaterThan(0);
   }, 60_000);
+
+  it('calibrate stopped with Ctrl-C in a load step: exits 1, says what the cleanup undid, leaves no mark or Job', async () => {
+    // Prepare: a hold long enough to be interrupted in.
+    const input = join(dir, 'ctrl-c-input.json');
+    await writeFile(
+      input,
+      JSON.stringify({ warmup: { requests: 5 }, plan: { rates: [5], holdSeconds: 30, restSeconds: 1 } }),
+    );
+    const calibrate = start(['calibrate', '--state-file', stateFile, '--input', input, '--out', join(dir, 'ctrl-c')]);
+    let stderr = '';
+    calibrate.stdout?.resume();
+    const code = new Promise<number | null>((resolve) => calibrate.once('exit', (c) => resolve(c)));
+
+    // Act: Ctrl-C once the load step's progress bar shows.
+    await new Promise<void>((resolve) => {
+      calibrate.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString('utf8');
+        if (/step 1\b|req\/s/.test(stderr) && calibrate.exitCode === null && !calibrate.killed) {
+          calibrate.kill('SIGINT');
+          resolve();
+        }
+      });
+      void code.then(() => resolve());
+    });
+    const exitCode = await code;
+    const twin = await readTwinState(stateFile);
+    const cache = join(dir, 'kubectl-cache');
+    const deployment = await kubectl(['get', 'deployment', twin.deployment, '-n', twin.namespace, '-o', 'json'], {
+      kubeconfig: twin.kubeconfigPath,
+      cacheDir: cache,
+    });
+    const jobs = await kubectl(['get', 'jobs', '-n', twin.namespace, '-o', 'name'], {
+      kubeconfig: twin.kubeconfigPath,
+      cacheDir: cache,
+    });
+
+    // Assess
+    expect({ exitCode, stderr }).toMatchObject({ exitCode: 1 });
+    expect(stderr).toMatch(/ExecutionAborted: .*stopped \(Ctrl-C\); cleaned up: .*replicas back to 1, 1 Job\(s\)/);
+    const annotations = (JSON.parse(deployment.stdout) as { metadata: { annotations?: Record<string, string> } })
+      .metadata.annotations;
+    expect(Object.keys(annotations ?? {}).filter((key) => key.startsWith('vllm-eks-pilot/calibration'))).toEqual([]);
+    expect(jobs.stdout.trim()).toBe('');
+  }, 120_000);
 
   it('stops on SIGTERM: exits 0, removes the state file, and Prometheus and the replica stop listening', async () => {
     // Act

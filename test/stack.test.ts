@@ -107,7 +107,7 @@ const MAIN_FUNCTIONS = [
 const CALIBRATION_TASKS = Object.keys(CALIBRATION_STEPS) as CalibrationStepName[];
 const ALL_FUNCTIONS = [
   ...MAIN_FUNCTIONS,
-  ...CALIBRATION_TASKS.map((task) => ({
+  ...[...CALIBRATION_TASKS, 'cleanupEndedExecution' as const, 'sweepLeases' as const].map((task) => ({
     key: calibrationFunctionKey(task),
     handler: `functions/calibration/${task}.handler`,
   })),
@@ -188,6 +188,7 @@ describe('Stack: the packaged CloudFormation template', () => {
       { key: 'metricsCollector', schedule: 'rate(1 minute)' },
       { key: 'alertEvaluator', schedule: 'rate(1 minute)' },
       { key: 'preflight', schedule: 'cron(0 8 ? * MON *)' },
+      { key: 'calibrationSweepLeases', schedule: 'rate(10 minutes)' },
     ])('schedules $key at $schedule', ({ key, schedule }) => {
       // Prepare
       const rules = resourcesOfType('AWS::Events::Rule').filter(([, rule]) =>
@@ -200,6 +201,39 @@ describe('Stack: the packaged CloudFormation template', () => {
       // Assess
       expect(rules.map(([, rule]) => rule.Properties.ScheduleExpression)).toEqual([schedule]);
       expect(rules[0]?.[1].Properties.State).toBe('ENABLED');
+    });
+
+    it("sends the calibration machine's ABORTED, TIMED_OUT and FAILED executions to calibrationCleanupEndedExecution", () => {
+      // Prepare
+      const target = { 'Fn::GetAtt': ['CalibrationCleanupEndedExecutionLambdaFunction', 'Arn'] };
+      const rules = resourcesOfType('AWS::Events::Rule').filter(([, rule]) =>
+        (rule.Properties.Targets as Array<{ Arn: unknown }>).some(
+          (t) => JSON.stringify(t.Arn) === JSON.stringify(target),
+        ),
+      );
+
+      // Assess
+      expect(rules.map(([, rule]) => rule.Properties.EventPattern)).toEqual([
+        {
+          source: ['aws.states'],
+          'detail-type': ['Step Functions Execution Status Change'],
+          detail: { status: ['ABORTED', 'TIMED_OUT', 'FAILED'], stateMachineArn: [{ Ref: 'CalibrationStateMachine' }] },
+        },
+      ]);
+    });
+
+    it('gives the sweep only the DescribeExecution of its own state machine', () => {
+      // Prepare
+      const statement = roleStatements('CalibrationSweepLeasesRole').find(
+        (s) => s.Sid === 'DescribeCalibrationExecutions',
+      );
+
+      // Assess
+      expect(statement?.Resource).toEqual({
+        'Fn::Sub': expect.stringMatching(
+          /:states:\$\{AWS::Region\}:\$\{AWS::AccountId\}:execution:[\w-]+-calibration:\*$/,
+        ),
+      });
     });
 
     it.each([
@@ -456,6 +490,8 @@ describe('Stack: the packaged CloudFormation template', () => {
         key: 'calibrationStoreReport',
         actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'eks:DescribeCluster', 's3:PutObject'],
       },
+      { key: 'calibrationCleanupEndedExecution', actions: ['eks:DescribeCluster'] },
+      { key: 'calibrationSweepLeases', actions: ['eks:DescribeCluster', 'states:DescribeExecution'] },
     ])('lets $key write its own logs and do only $actions', ({ key, actions }) => {
       // Prepare
       const statements = roleStatements(`${pascal(key)}Role`);

@@ -4,7 +4,6 @@ import { eksCluster } from './ports.js';
 
 /**
  * The target of an EventBridge rule on the calibration state machine's ABORTED, TIMED_OUT and FAILED executions:
- * shared/calibration/workflow/cleanupEndedExecution.ts with the cluster. (Not yet in the stack: the rule, its
- * schedule sibling sweepLeases and their roles are the next part of this work.)
+ * shared/calibration/workflow/cleanupEndedExecution.ts with the cluster (the rule: infra/serverless/stack.ts).
  */
 export const handler = calibrationLambda(cleanupEndedExecutionFunction, (config) => ({ cluster: eksCluster(config) }));

@@ -10,15 +10,14 @@ import { eksCluster } from './ports.js';
 
 /**
  * The scheduled lease sweep: shared/calibration/workflow/sweepLeases.ts over the stack's TARGETS, asking Step
- * Functions (DescribeExecution) whether each holding execution still runs. (Not yet in the stack: see
- * cleanupEndedExecution.ts.)
+ * Functions (DescribeExecution) whether each holding execution still runs (its schedule: infra/serverless/stack.ts).
  */
 export const handler = calibrationLambda(sweepLeasesFunction, (config) => {
   const cluster = eksCluster(config);
   return {
     cluster: (target: { cluster: string; region: string }) => cluster(target as Parameters<typeof cluster>[0]),
     executions: stepFunctionsExecutions(new SFNClient({ region: config.region })),
-    targets: parseTargets(process.env.TARGETS ?? '[]').map((t) => ({ ...t, region: config.region })),
+    targets: parseTargets(process.env.TARGETS).map((t) => ({ ...t, region: config.region })),
   };
 });
 

@@ -29,8 +29,15 @@ export type MainFunctionKey = (typeof MAIN_FUNCTIONS)[number];
 /** The calibration task names, in CALIBRATION_STEPS order (the state machine's order of first use). */
 export const CALIBRATION_TASKS = Object.keys(CALIBRATION_STEPS) as CalibrationStepName[];
 
-/** The serverless function key of a calibration task: `calibration` + its name (`calibrationDeploy`). */
-export function calibrationFunctionKey(task: CalibrationStepName): string {
+/**
+ * The calibration functions no Task state calls: the target of the EventBridge rule on the state machine's ABORTED,
+ * TIMED_OUT and FAILED executions, and the scheduled lease sweep (functions/calibration/<name>.ts).
+ */
+export const CALIBRATION_ENDING_FUNCTIONS = ['cleanupEndedExecution', 'sweepLeases'] as const;
+export type CalibrationEndingFunction = (typeof CALIBRATION_ENDING_FUNCTIONS)[number];
+
+/** The serverless function key of a calibration function: `calibration` + its name (`calibrationDeploy`). */
+export function calibrationFunctionKey(task: CalibrationStepName | CalibrationEndingFunction): string {
   return `calibration${upperFirst(task)}`;
 }
 

@@ -4,7 +4,7 @@
  * own log group; test/stack.test.ts reads the packaged template back and checks it.
  */
 import type { CalibrationStepName } from '../../shared/calibration/workflow/index.js';
-import { LOGICAL_IDS, type CfnValue } from './names.js';
+import { LOGICAL_IDS, type CalibrationEndingFunction, type CfnValue } from './names.js';
 import type { StackSettings } from './settings.js';
 
 /** An IAM policy statement as CloudFormation takes it. */
@@ -133,6 +133,18 @@ export const CAPABILITIES = {
       Resource: settings.slackWebhookSecretArn,
     }),
   },
+  describeCalibrationExecutions: {
+    why: "whether the execution holding a target still runs (the lease sweep), only this stage's state machine's",
+    statement: (settings) => ({
+      Sid: 'DescribeCalibrationExecutions',
+      Effect: 'Allow',
+      Action: ['states:DescribeExecution'],
+      Resource: sub(
+        `arn:\${AWS::Partition}:states:\${AWS::Region}:\${AWS::AccountId}:execution:` +
+          `${calibrationStateMachineName(settings)}:*`,
+      ),
+    }),
+  },
   slackDeadLetter: {
     why: 'keep an alert Slack refused (the on-failure destination sends with the function role)',
     statement: () => ({
@@ -180,6 +192,17 @@ export const CALIBRATION_CAPABILITIES: Record<CalibrationStepName, readonly Capa
   storeReport: ['eksDescribeCluster', 'reportWrite', 'historyWrite'],
   cleanup: ['eksDescribeCluster'],
 };
+
+/** The functions that release a target when its execution ended without its own cleanup. */
+export const CALIBRATION_ENDING_CAPABILITIES: Record<CalibrationEndingFunction, readonly CapabilityName[]> = {
+  cleanupEndedExecution: ['eksDescribeCluster'],
+  sweepLeases: ['eksDescribeCluster', 'describeCalibrationExecutions'],
+};
+
+/** The calibration state machine's name, as serverless.yml sets it: `<service>-<stage>-calibration`. */
+export function calibrationStateMachineName(settings: Pick<StackSettings, 'service' | 'stage'>): string {
+  return `${settings.service}-${settings.stage}-calibration`;
+}
 
 /** A Lambda function's role: assumed by Lambda only, writing its own log group, plus its capabilities. */
 export function lambdaRole(

@@ -3,10 +3,11 @@
  * role per function, the tables (from their one definition in shared/), topics, bucket and queue, and the state
  * machine's DefinitionSubstitutions. serverless.yml loads it through osls/stack.js; test/stack.test.ts checks the result.
  */
-import { CALIBRATION_STEPS } from '../../shared/calibration/workflow/index.js';
+import { CALIBRATION_STEPS, ENDED_WITHOUT_CLEANUP } from '../../shared/calibration/workflow/index.js';
 import { ALERT_STATE_KEY, ALERT_STATE_TABLE } from '../../shared/alerts/state/index.js';
 import { CALIBRATION_HISTORY_TABLE } from '../../shared/calibration/history/index.js';
 import {
+  CALIBRATION_ENDING_FUNCTIONS,
   CALIBRATION_TASKS,
   calibrationFunctionKey,
   lambdaLogicalId,
@@ -18,6 +19,7 @@ import {
 } from './names.js';
 import {
   CALIBRATION_CAPABILITIES,
+  CALIBRATION_ENDING_CAPABILITIES,
   FUNCTION_CAPABILITIES,
   lambdaRole,
   stateMachineRole,
@@ -79,9 +81,10 @@ export function buildStack(input: unknown): BuiltStack {
     const clusterRoles = (keys: readonly string[]) => ({
       'Fn::Join': [',', keys.map((key) => ({ 'Fn::GetAtt': [roleLogicalId(key), 'Arn'] }))],
     });
-    const eksCalibrationKeys = CALIBRATION_TASKS.filter((task) =>
-      CALIBRATION_CAPABILITIES[task].includes('eksDescribeCluster'),
-    ).map(calibrationFunctionKey);
+    const eksCalibrationKeys = [
+      ...CALIBRATION_TASKS.filter((task) => CALIBRATION_CAPABILITIES[task].includes('eksDescribeCluster')),
+      ...CALIBRATION_ENDING_FUNCTIONS,
+    ].map(calibrationFunctionKey);
     return {
       AlertTopicArn: { Description: 'Alert notifications (subscribe with a filter policy)', Value: ref('alertTopic') },
       CalibrationTopicArn: { Description: 'Calibration outcomes', Value: ref('calibrationTopic') },
@@ -116,6 +119,8 @@ export function buildStack(input: unknown): BuiltStack {
     };
     for (const key of MAIN_FUNCTIONS) addRole(key, FUNCTION_CAPABILITIES[key]);
     for (const task of CALIBRATION_TASKS) addRole(calibrationFunctionKey(task), CALIBRATION_CAPABILITIES[task]);
+    for (const name of CALIBRATION_ENDING_FUNCTIONS)
+      addRole(calibrationFunctionKey(name), CALIBRATION_ENDING_CAPABILITIES[name]);
     roles[LOGICAL_IDS.stateMachineRole] = stateMachineRole(calibrationKeys.map(lambdaLogicalId));
 
     const topic = (name: string) => ({
@@ -199,26 +204,64 @@ export function buildStack(input: unknown): BuiltStack {
   }
 
   function calibrationFunctions(): Record<string, Record<string, unknown>> {
-    return Object.fromEntries(
-      CALIBRATION_TASKS.map((task) => {
-        const key = calibrationFunctionKey(task);
-        return [
-          key,
-          {
-            handler: `functions/calibration/${task}.handler`,
-            description: `vLLM calibration task ${task} (state machine ${LOGICAL_IDS.stateMachine})`,
-            role: roleLogicalId(key),
-            ...CALIBRATION_FUNCTION_DEFAULTS,
-            environment: {
-              REPORT_BUCKET: { Ref: LOGICAL_IDS.reportBucket },
-              HISTORY_TABLE: { Ref: LOGICAL_IDS.historyTable },
+    const environment = {
+      REPORT_BUCKET: { Ref: LOGICAL_IDS.reportBucket },
+      HISTORY_TABLE: { Ref: LOGICAL_IDS.historyTable },
+    };
+    const tasks = CALIBRATION_TASKS.map((task): [string, Record<string, unknown>] => {
+      const key = calibrationFunctionKey(task);
+      return [
+        key,
+        {
+          handler: `functions/calibration/${task}.handler`,
+          description: `vLLM calibration task ${task} (state machine ${LOGICAL_IDS.stateMachine})`,
+          role: roleLogicalId(key),
+          ...CALIBRATION_FUNCTION_DEFAULTS,
+          environment,
+        },
+      ];
+    });
+    // Step Functions runs no Catch for a stopped or timed-out execution: this rule runs the same cleanup for it.
+    const cleanupEndedExecution = {
+      handler: 'functions/calibration/cleanupEndedExecution.handler',
+      description: 'Releases the target of a calibration execution that ended ABORTED, TIMED_OUT or FAILED',
+      role: roleLogicalId(calibrationFunctionKey('cleanupEndedExecution')),
+      ...CALIBRATION_FUNCTION_DEFAULTS,
+      environment,
+      events: [
+        {
+          eventBridge: {
+            pattern: {
+              source: ['aws.states'],
+              'detail-type': ['Step Functions Execution Status Change'],
+              detail: {
+                status: [...ENDED_WITHOUT_CLEANUP],
+                stateMachineArn: [{ Ref: LOGICAL_IDS.stateMachine }],
+              },
             },
           },
-        ];
-      }),
-    );
+        },
+      ],
+    };
+    // The backstop when no event could run the cleanup: every target, every LEASE_SWEEP_SCHEDULE.
+    const sweepLeases = {
+      handler: 'functions/calibration/sweepLeases.handler',
+      description: 'Releases calibration targets whose execution ended without its cleanup, or whose lease expired',
+      role: roleLogicalId(calibrationFunctionKey('sweepLeases')),
+      ...CALIBRATION_FUNCTION_DEFAULTS,
+      environment: { ...environment, TARGETS: settings.targets.metricsCollector },
+      events: [{ schedule: LEASE_SWEEP_SCHEDULE }],
+    };
+    return Object.fromEntries<Record<string, unknown>>([
+      ...tasks,
+      [calibrationFunctionKey('cleanupEndedExecution'), cleanupEndedExecution],
+      [calibrationFunctionKey('sweepLeases'), sweepLeases],
+    ]);
   }
 }
+
+/** How often the lease sweep runs: a target held by a dead execution regains KEDA within this much. */
+export const LEASE_SWEEP_SCHEDULE = 'rate(10 minutes)';
 
 /** An SNS topic's name: `<service>-<stage>-<what>`, so two stages in one account never share a topic. */
 export function topicName(settings: Pick<StackSettings, 'service' | 'stage'>, what: string): string {

@@ -102,6 +102,20 @@ export class CalibrationTargetServingError extends CalibrationError {
   }
 }
 
+/**
+ * The execution no longer holds its target: it was stopped (or timed out) and its cleanup already released the target
+ * while this task was still running, as Step Functions lets a running task finish. Nothing more is created.
+ */
+export class CalibrationTargetReleasedError extends CalibrationError {
+  constructor(deployment: string, executionLabel: string) {
+    super(
+      `Deployment ${deployment} is no longer held by execution ${JSON.stringify(executionLabel)} (its cleanup ran: ` +
+        'the execution was stopped, timed out or failed), so this task creates nothing',
+    );
+    this.name = 'CalibrationTargetReleasedError';
+  }
+}
+
 /** Another execution is calibrating the same Deployment (its marker annotation is on it). */
 export class CalibrationTargetBusyError extends CalibrationError {
   constructor(
@@ -111,7 +125,9 @@ export class CalibrationTargetBusyError extends CalibrationError {
   ) {
     super(
       `Deployment ${deployment} is being calibrated by execution ${JSON.stringify(otherExecution)} (annotation ` +
-        `${annotation}); wait for it to finish, or remove the annotation if that execution is gone`,
+        `${annotation}); wait for it to end: its cleanup, or the lease sweep for the stack's targets, releases the ` +
+        'target; if that execution is gone and the target is still held, release it by hand (docs/calibration.md, ' +
+        '"A stopped or timed-out run")',
     );
     this.name = 'CalibrationTargetBusyError';
   }

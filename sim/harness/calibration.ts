@@ -61,6 +61,8 @@ export interface TwinCalibrationOptions {
   waitScale?: number;
   /** The pause before every retry, instead of the definition's backoff (tests). */
   retryIntervalMs?: number;
+  /** The execution's timeout instead of the definition's TimeoutSeconds (tests of a timed-out execution). */
+  timeoutSeconds?: number;
 }
 
 /** A calibration started on the twin: the local run, its ports, and what to close when it is over. */
@@ -137,7 +139,9 @@ export async function startTwinCalibration(
   state: TwinState,
   options: TwinCalibrationOptions,
 ): Promise<TwinCalibration> {
-  const definition = await loadDefinition();
+  const loaded = await loadDefinition();
+  const definition =
+    options.timeoutSeconds === undefined ? loaded : { ...loaded, TimeoutSeconds: options.timeoutSeconds };
   const { ports, sns, close } = twinCalibrationPorts(state, options);
   const table = calibrationLocalHandlers(definition, bindSteps(CALIBRATION_STEPS, ports), sns);
   // The stack's EventBridge rule on the machine's ABORTED, TIMED_OUT and FAILED executions, locally: the runner

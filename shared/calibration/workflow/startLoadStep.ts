@@ -13,6 +13,7 @@ import {
   type LoadState,
 } from './state.js';
 import type { CalibrationStep } from './step.js';
+import { requireHeld } from './target.js';
 
 type Ports = BasePorts & Pick<CalibrationPorts, 'cluster'>;
 const event = z.object({
@@ -48,6 +49,7 @@ export async function startLoadStep(
   // offer more than the plan, and k6 adds its least.
   const clamped = plan.rateRps - backgroundRps < MIN_K6_RPS;
   const rateRps = clamped ? backgroundRps + k6RateRps : plan.rateRps;
+  await requireHeld(cluster, deployment.namespace, deployment.name, names.label);
   const { created, createdAtMs } = await ensureJob(
     cluster,
     k6LoadJob({

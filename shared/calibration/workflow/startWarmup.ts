@@ -6,6 +6,7 @@ import { EXECUTION_LABEL, executionNames } from './names.js';
 import type { BasePorts, CalibrationPorts } from './ports.js';
 import { baseEventShape, deploymentStateSchema, type WarmupState } from './state.js';
 import type { CalibrationStep } from './step.js';
+import { requireHeld } from './target.js';
 
 type Ports = BasePorts & Pick<CalibrationPorts, 'cluster'>;
 const event = z.object({ ...baseEventShape, deployment: deploymentStateSchema });
@@ -22,6 +23,7 @@ export async function startWarmup(
   const names = executionNames(execution.name);
   const cluster = await ports.cluster(input.target);
   const namespace = deployment.namespace;
+  await requireHeld(cluster, namespace, deployment.name, names.label);
 
   const configMap = withExecutionLabel(k6ScriptConfigMap({ name: names.configMap, namespace }), names.label);
   await cluster.apply(configMap);

@@ -1,5 +1,6 @@
 import { KINDS, podTemplateLabels, servicesSelecting, type ClusterClient, type KubeObject } from '../../kube/index.js';
-import { CalibrationTargetNotFoundError } from '../errors.js';
+import { CalibrationTargetNotFoundError, CalibrationTargetReleasedError } from '../errors.js';
+import { CALIBRATION_ANNOTATIONS } from './names.js';
 
 /** The Deployment under calibration and the Service in front of it, with the calibration's errors when missing. */
 
@@ -34,4 +35,21 @@ export async function serviceUrlFor(cluster: Pick<ClusterClient, 'list'>, deploy
     );
   }
   return `http://${service.metadata.name}.${namespace}.svc:${port.port}`;
+}
+
+/**
+ * Refuses to go on when the Deployment no longer carries this execution's mark (CalibrationTargetReleasedError): a
+ * task that creates load (a k6 Job) checks it first, so a task still running when its execution was stopped and
+ * cleaned up does not start load on a target that was given back. (The window between this check and the creation is
+ * a request's length; what a late task still leaves, the lease sweep removes.)
+ */
+export async function requireHeld(
+  cluster: Pick<ClusterClient, 'get'>,
+  namespace: string,
+  name: string,
+  executionLabel: string,
+): Promise<void> {
+  const deployment = await requireDeployment(cluster, namespace, name);
+  if (deployment.metadata.annotations?.[CALIBRATION_ANNOTATIONS.execution] !== executionLabel)
+    throw new CalibrationTargetReleasedError(`${namespace}/${name}`, executionLabel);
 }
