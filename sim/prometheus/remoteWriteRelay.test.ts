@@ -79,7 +79,9 @@ describe('Function: startRemoteWriteRelay', () => {
 
     // Act
     const sent = [await send(relay, 1), await send(relay, 2)];
-    await until(() => receiver.seen.length === 2, 5_000);
+    // The receiver records a batch before the relay has read its answer and counted it: wait for both.
+    const started = relay;
+    await until(() => receiver.seen.length === 2 && started.counts().forwarded === 2, 5_000);
 
     // Assess
     expect(sent.map((s) => s.status)).toEqual([204, 204]);

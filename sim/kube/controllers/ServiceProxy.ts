@@ -20,7 +20,10 @@ const HOP_BY_HOP = new Set([
  */
 export class ServiceProxy {
   readonly #server: http.Server;
-  readonly #agent = new http.Agent({ keepAlive: true });
+  // One upstream connection per request, as kube-proxy forwards each client connection: a kept-alive socket that the
+  // replica closes after its 5 s idle timeout (uvicorn's, and Node's) can be reused in the same instant, and the
+  // request then fails with ECONNRESET, a 502 no real Service would give (seen as one failed request in a test load).
+  readonly #agent = new http.Agent({ keepAlive: false });
   #endpoints: string[] = [];
   #next = 0;
   #url = '';
