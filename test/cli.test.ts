@@ -389,13 +389,18 @@ describe('Command: vllm-pilot twin up (with load, metrics read and metrics colle
     calibrate.stdout?.resume();
     const code = new Promise<number | null>((resolve) => calibrate.once('exit', (c) => resolve(c)));
 
-    // Act: Ctrl-C once the load step's progress bar shows.
+    // Act: Ctrl-C a few seconds after the readiness gate passed: inside the 30 s hold of the load step (the bar is
+    // drawn only on a terminal, so the "ready:" line is the last one before the step).
     await new Promise<void>((resolve) => {
+      let sent = false;
       calibrate.stderr?.on('data', (chunk: Buffer) => {
         stderr += chunk.toString('utf8');
-        if (/step 1\b|req\/s/.test(stderr) && calibrate.exitCode === null && !calibrate.killed) {
-          calibrate.kill('SIGINT');
-          resolve();
+        if (!sent && /\n {2}ready: /.test(stderr)) {
+          sent = true;
+          setTimeout(() => {
+            calibrate.kill('SIGINT');
+            resolve();
+          }, 3_000);
         }
       });
       void code.then(() => resolve());
@@ -414,7 +419,7 @@ describe('Command: vllm-pilot twin up (with load, metrics read and metrics colle
 
     // Assess
     expect({ exitCode, stderr }).toMatchObject({ exitCode: 1 });
-    expect(stderr).toMatch(/ExecutionAborted: .*stopped \(Ctrl-C\); cleaned up: .*replicas back to 1, 1 Job\(s\)/);
+    expect(stderr).toMatch(/ExecutionAborted: .*stopped \(Ctrl-C\); cleaned up: .*replicas back to 1, 2 Job\(s\) and 1 ConfigMap/);
     const annotations = (JSON.parse(deployment.stdout) as { metadata: { annotations?: Record<string, string> } })
       .metadata.annotations;
     expect(Object.keys(annotations ?? {}).filter((key) => key.startsWith('vllm-eks-pilot/calibration'))).toEqual([]);

@@ -471,7 +471,7 @@ describe('Stack: the packaged CloudFormation template', () => {
       },
       {
         key: 'alertEvaluator',
-        actions: ['aps:QueryMetrics', 'dynamodb:Query', 'dynamodb:UpdateItem', 'sns:Publish'],
+        actions: ['aps:QueryMetrics', 'dynamodb:Query', 'dynamodb:Query', 'dynamodb:UpdateItem', 'sns:Publish'],
       },
       { key: 'slackNotifier', actions: ['secretsmanager:GetSecretValue', 'sqs:SendMessage'] },
       {
@@ -481,7 +481,10 @@ describe('Stack: the packaged CloudFormation template', () => {
       { key: 'calibrationValidateInput', actions: [] },
       { key: 'calibrationPlanNextStep', actions: [] },
       { key: 'calibrationAnalyze', actions: [] },
-      { key: 'calibrationDeploy', actions: ['aps:QueryMetrics', 'eks:DescribeCluster'] },
+      {
+        key: 'calibrationDeploy',
+        actions: ['aps:QueryMetrics', 'dynamodb:PutItem', 'eks:DescribeCluster'],
+      },
       { key: 'calibrationMeasureStep', actions: ['aps:QueryMetrics', 'eks:DescribeCluster'] },
       { key: 'calibrationWatchLoadStep', actions: ['aps:QueryMetrics', 'eks:DescribeCluster'] },
       { key: 'calibrationAwaitStepData', actions: ['aps:QueryMetrics', 'eks:DescribeCluster'] },
@@ -490,8 +493,14 @@ describe('Stack: the packaged CloudFormation template', () => {
         key: 'calibrationStoreReport',
         actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'eks:DescribeCluster', 's3:PutObject'],
       },
-      { key: 'calibrationCleanupEndedExecution', actions: ['eks:DescribeCluster'] },
-      { key: 'calibrationSweepLeases', actions: ['eks:DescribeCluster', 'states:DescribeExecution'] },
+      {
+        key: 'calibrationCleanupEndedExecution',
+        actions: ['dynamodb:DeleteItem', 'eks:DescribeCluster'],
+      },
+      {
+        key: 'calibrationSweepLeases',
+        actions: ['dynamodb:DeleteItem', 'eks:DescribeCluster', 'states:DescribeExecution'],
+      },
     ])('lets $key write its own logs and do only $actions', ({ key, actions }) => {
       // Prepare
       const statements = roleStatements(`${pascal(key)}Role`);
@@ -536,7 +545,7 @@ describe('Stack: the packaged CloudFormation template', () => {
       // Assess
       expect(resourcesOf('s3:')).toEqual([{ 'Fn::Sub': '${ReportBucket.Arn}/calibrations/*' }]);
       for (const value of resourcesOf('dynamodb:'))
-        expect(['AlertStateTable', 'CalibrationHistoryTable']).toContain(
+        expect(['AlertStateTable', 'CalibrationHistoryTable', 'AlertSilencesTable']).toContain(
           (value as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0],
         );
       for (const value of resourcesOf('sns:'))

@@ -12,6 +12,8 @@ export interface AlertEvaluatorConfig {
   region: string;
   topicArn: string;
   tableName: string;
+  /** The silences table (ALERT_SILENCES_TABLE); unset: no silence is read, every notification goes out. */
+  silencesTableName?: string;
   /** Set only for the local twin or a VPC endpoint. */
   snsEndpoint?: string;
   dynamoDbEndpoint?: string;
@@ -34,6 +36,10 @@ const environmentSchema = z.object({
   ALERT_STATE_TABLE: z.string({ error: 'is required: the name of the alert state DynamoDB table' }).regex(TABLE_NAME, {
     error: 'must be a DynamoDB table name: 3-255 letters, digits, "_", "-" or "."',
   }),
+  ALERT_SILENCES_TABLE: z
+    .string()
+    .regex(TABLE_NAME, { error: 'must be a DynamoDB table name: 3-255 letters, digits, "_", "-" or "."' })
+    .optional(),
   SNS_ENDPOINT: httpUrl('the SNS endpoint override').optional(),
   DYNAMODB_ENDPOINT: httpUrl('the DynamoDB endpoint override').optional(),
   EVALUATOR_CONCURRENCY: z
@@ -64,6 +70,7 @@ export function loadAlertEvaluatorConfig(env: Readonly<Record<string, string | u
     region: vars.AWS_REGION,
     topicArn: vars.ALERT_TOPIC_ARN,
     tableName: vars.ALERT_STATE_TABLE,
+    ...(vars.ALERT_SILENCES_TABLE === undefined ? {} : { silencesTableName: vars.ALERT_SILENCES_TABLE }),
     ...(vars.SNS_ENDPOINT === undefined ? {} : { snsEndpoint: vars.SNS_ENDPOINT }),
     ...(vars.DYNAMODB_ENDPOINT === undefined ? {} : { dynamoDbEndpoint: vars.DYNAMODB_ENDPOINT }),
     concurrency: vars.EVALUATOR_CONCURRENCY ?? ALERT_EVALUATOR_DEFAULTS.concurrency,

@@ -127,7 +127,15 @@ describe('Function: createHandler', () => {
 
     // Assess: the summary
     expect(summary.evaluatorId).toBe('req-1');
-    expect(summary.totals).toEqual({ targets: 3, failedTargets: 1, firing: 1, sent: 1, failed: 0, skipped: 0 });
+    expect(summary.totals).toEqual({
+      targets: 3,
+      failedTargets: 1,
+      firing: 1,
+      sent: 1,
+      failed: 0,
+      skipped: 0,
+      muted: 0,
+    });
     expect(summary.targets.map((t) => [t.target, t.status, t.sent])).toEqual([
       ['prod', 'ok', ['VLLMKVCacheFull firing (first) kv-prod']],
       ['broken', 'failed', []],

@@ -17,6 +17,13 @@ import {
 } from '../../shared/alerts/index.js';
 import { DEFAULT_ALERT_SETTINGS, evaluateTarget, failedEvaluation } from '../../shared/alerts/rules/index.js';
 import { SnsAlertPublisher } from '../../shared/alerts/notify/index.js';
+import {
+  activeSilence,
+  DynamoDbSilenceStore,
+  silenceTargetKey,
+  type Silence,
+  type SilenceStore,
+} from '../../shared/alerts/silences/index.js';
 import { DynamoDbAlertStateStore } from '../../shared/alerts/state/index.js';
 import { type Clock, systemClock } from '../../shared/clock/index.js';
 import { HttpMetricsSource } from '../../shared/metrics/index.js';
@@ -39,6 +46,8 @@ export interface AlertEvaluatorDeps {
   evaluate: EvaluateFn;
   store: AlertStateStore;
   publisher: AlertPublisher;
+  /** Where silences are kept (a calibration's while it holds a target, people's); none: nothing is muted. */
+  silences?: SilenceStore;
   logger: Logger;
   clock?: Clock;
 }
@@ -63,8 +72,10 @@ export function createHandler(deps: AlertEvaluatorDeps) {
       }
     });
 
+    const silenced = await activeSilences(deps, config.targets, clock.now());
     const result = await runAlertCycle({
       evaluations,
+      silenceFor: (name) => silenced.get(name) ?? null,
       settingsFor: (name) => settingsByTarget.get(name) ?? DEFAULT_ALERT_SETTINGS,
       store: deps.store,
       publisher: deps.publisher,
@@ -89,6 +100,32 @@ export function createHandler(deps: AlertEvaluatorDeps) {
   return middy(evaluatorHandler).use(injectLambdaContext(logger, { resetKeys: true }));
 }
 
+/**
+ * The silence muting each target now, by target name. A table that cannot be read mutes nothing (logged): a page
+ * during a test is better than an incident nobody hears about.
+ */
+async function activeSilences(
+  deps: AlertEvaluatorDeps,
+  targets: AlertEvaluatorConfig['targets'],
+  nowMs: number,
+): Promise<Map<string, Silence>> {
+  const silenced = new Map<string, Silence>();
+  const store = deps.silences;
+  if (store === undefined) return silenced;
+  await mapWithConcurrency(targets, deps.config.concurrency, async ({ target }) => {
+    try {
+      const silence = activeSilence(await store.list(silenceTargetKey(target)), nowMs);
+      if (silence !== null) silenced.set(target.name, silence);
+    } catch (error) {
+      deps.logger.warn('silences not read: nothing is muted for the target', {
+        target: target.name,
+        error: (error as Error).message,
+      });
+    }
+  });
+  return silenced;
+}
+
 /** One line per target: info when ok, warn when partial, error when failed; the decisions with their reasons. */
 function logTarget(logger: Logger, target: TargetCycleResult): void {
   const line = {
@@ -98,6 +135,7 @@ function logTarget(logger: Logger, target: TargetCycleResult): void {
     sent: target.sent.length,
     failed: target.failed.length,
     skipped: target.skipped.length,
+    ...(target.muted.length === 0 ? {} : { muted: target.muted.length, silence: target.muted[0]?.silence }),
     decisions: target.decisions.slice(0, MAX_LOGGED_ITEMS).map((d) => `${d.alertname} ${d.fingerprint}: ${d.text}`),
     ...(target.ruleFailures.length === 0
       ? {}
@@ -140,6 +178,9 @@ export function depsFromEnvironment(
     config,
     evaluate: (target, settings, timeMs) => evaluateTarget(target, settings, { source }, timeMs),
     store: new DynamoDbAlertStateStore({ client: dynamo, tableName: config.tableName }),
+    ...(config.silencesTableName === undefined
+      ? {}
+      : { silences: new DynamoDbSilenceStore({ client: dynamo, tableName: config.silencesTableName }) }),
     publisher: new SnsAlertPublisher({ client: sns, topicArn: config.topicArn }),
     logger,
   };

@@ -6,6 +6,8 @@ export interface CalibrationConfig {
   region: string;
   reportBucket: string;
   historyTable: string;
+  /** The alert silences table: Deploy mutes the target's alerts, the cleanup unmutes them; unset: no muting. */
+  silencesTable?: string;
   /** Set only for the local twin (or VPC endpoints). */
   s3Endpoint?: string;
   dynamodbEndpoint?: string;
@@ -24,6 +26,12 @@ const environmentSchema = z.object({
     .regex(/^[A-Za-z0-9_.-]{3,255}$/, {
       error: 'must be a DynamoDB table name (3-255 letters, digits, "_", "-", ".")',
     }),
+  ALERT_SILENCES_TABLE: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{3,255}$/, {
+      error: 'must be a DynamoDB table name (3-255 letters, digits, "_", "-", ".")',
+    })
+    .optional(),
   S3_ENDPOINT: httpUrl('the S3 endpoint override').optional(),
   DYNAMODB_ENDPOINT: httpUrl('the DynamoDB endpoint override').optional(),
   EKS_ENDPOINT: httpUrl('the EKS endpoint override').optional(),
@@ -39,6 +47,7 @@ export function loadCalibrationConfig(env: Readonly<Record<string, string | unde
     region: vars.AWS_REGION,
     reportBucket: vars.REPORT_BUCKET,
     historyTable: vars.HISTORY_TABLE,
+    ...(vars.ALERT_SILENCES_TABLE === undefined ? {} : { silencesTable: vars.ALERT_SILENCES_TABLE }),
     ...(vars.S3_ENDPOINT === undefined ? {} : { s3Endpoint: vars.S3_ENDPOINT }),
     ...(vars.DYNAMODB_ENDPOINT === undefined ? {} : { dynamodbEndpoint: vars.DYNAMODB_ENDPOINT }),
     ...(vars.EKS_ENDPOINT === undefined ? {} : { eksEndpoint: vars.EKS_ENDPOINT }),

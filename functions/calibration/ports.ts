@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
+import { DynamoDbSilenceStore } from '../../shared/alerts/silences/index.js';
 import { DynamoDbHistoryStore } from '../../shared/calibration/history/index.js';
 import type { CalibrationPorts, CalibrationTarget } from '../../shared/calibration/workflow/index.js';
 import { ClusterConnections } from '../../shared/kube/connection/index.js';
@@ -54,4 +55,22 @@ export function dynamoDbHistory(config: CalibrationConfig): CalibrationPorts['hi
     }),
     tableName: config.historyTable,
   });
+}
+
+/** The alert silences table, when the stack configures one (ALERT_SILENCES_TABLE); else none. */
+export function dynamoDbSilences(config: CalibrationConfig): CalibrationPorts['silences'] {
+  if (config.silencesTable === undefined) return undefined;
+  return new DynamoDbSilenceStore({
+    client: new DynamoDBClient({
+      region: config.region,
+      ...(config.dynamodbEndpoint === undefined ? {} : { endpoint: config.dynamodbEndpoint }),
+    }),
+    tableName: config.silencesTable,
+  });
+}
+
+/** `{ silences }` when the stack configures a silences table, else nothing (exactOptionalPropertyTypes). */
+export function silencesOf(config: CalibrationConfig): Pick<CalibrationPorts, 'silences'> {
+  const silences = dynamoDbSilences(config);
+  return silences === undefined ? {} : { silences };
 }

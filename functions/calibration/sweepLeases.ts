@@ -6,7 +6,7 @@ import {
 } from '../../shared/calibration/workflow/index.js';
 import { parseTargets } from '../../shared/config/index.js';
 import { calibrationLambda } from './lambda.js';
-import { eksCluster } from './ports.js';
+import { eksCluster, silencesOf } from './ports.js';
 
 /**
  * The scheduled lease sweep: shared/calibration/workflow/sweepLeases.ts over the stack's TARGETS, asking Step
@@ -17,6 +17,7 @@ export const handler = calibrationLambda(sweepLeasesFunction, (config) => {
   return {
     cluster: (target: { cluster: string; region: string }) => cluster(target as Parameters<typeof cluster>[0]),
     executions: stepFunctionsExecutions(new SFNClient({ region: config.region })),
+    ...silencesOf(config),
     targets: parseTargets(process.env.TARGETS).map((t) => ({ ...t, region: config.region })),
   };
 });

@@ -14,6 +14,7 @@ export const LOGICAL_IDS = {
   preflightTopic: 'PreflightTopic',
   alertStateTable: 'AlertStateTable',
   historyTable: 'CalibrationHistoryTable',
+  silencesTable: 'AlertSilencesTable',
   reportBucket: 'ReportBucket',
   reportBucketPolicy: 'ReportBucketPolicy',
   slackDeadLetterQueue: 'SlackNotifierDeadLetterQueue',

@@ -106,6 +106,33 @@ export const CAPABILITIES = {
       Resource: arn(LOGICAL_IDS.historyTable),
     }),
   },
+  silencesRead: {
+    why: "read a target's alert silences (Query), to mute what they cover",
+    statement: () => ({
+      Sid: 'ReadAlertSilences',
+      Effect: 'Allow',
+      Action: ['dynamodb:Query'],
+      Resource: arn(LOGICAL_IDS.silencesTable),
+    }),
+  },
+  silencesPut: {
+    why: "put the calibration's silence on the target it holds (Deploy)",
+    statement: () => ({
+      Sid: 'PutCalibrationSilence',
+      Effect: 'Allow',
+      Action: ['dynamodb:PutItem'],
+      Resource: arn(LOGICAL_IDS.silencesTable),
+    }),
+  },
+  silencesDelete: {
+    why: "remove the calibration's silence when the target is released (the cleanups)",
+    statement: () => ({
+      Sid: 'DeleteCalibrationSilence',
+      Effect: 'Allow',
+      Action: ['dynamodb:DeleteItem'],
+      Resource: arn(LOGICAL_IDS.silencesTable),
+    }),
+  },
   historyRead: {
     why: "find a deployment's latest calibration record (Query)",
     statement: () => ({
@@ -164,7 +191,7 @@ export const REPORT_PREFIX = 'calibrations/';
 /** The four scheduled or subscribed functions. */
 export const FUNCTION_CAPABILITIES = {
   metricsCollector: ['ampQuery', 'cloudWatchPutMetricData'],
-  alertEvaluator: ['ampQuery', 'publishAlerts', 'alertStateReadWrite'],
+  alertEvaluator: ['ampQuery', 'publishAlerts', 'alertStateReadWrite', 'silencesRead'],
   slackNotifier: ['slackSecretRead', 'slackDeadLetter'],
   preflight: ['ampQuery', 'ampListRules', 'eksDescribeCluster', 'historyRead', 'publishPreflight'],
 } as const satisfies Record<string, readonly CapabilityName[]>;
@@ -176,7 +203,7 @@ export const FUNCTION_CAPABILITIES = {
  */
 export const CALIBRATION_CAPABILITIES: Record<CalibrationStepName, readonly CapabilityName[]> = {
   validateInput: [],
-  deploy: ['eksDescribeCluster', 'ampQuery'],
+  deploy: ['eksDescribeCluster', 'ampQuery', 'silencesPut'],
   checkRollout: ['eksDescribeCluster'],
   startWarmup: ['eksDescribeCluster'],
   checkJob: ['eksDescribeCluster'],
@@ -190,13 +217,13 @@ export const CALIBRATION_CAPABILITIES: Record<CalibrationStepName, readonly Capa
   applyThresholds: ['eksDescribeCluster'],
   dryRun: ['eksDescribeCluster'],
   storeReport: ['eksDescribeCluster', 'reportWrite', 'historyWrite'],
-  cleanup: ['eksDescribeCluster'],
+  cleanup: ['eksDescribeCluster', 'silencesDelete'],
 };
 
 /** The functions that release a target when its execution ended without its own cleanup. */
 export const CALIBRATION_ENDING_CAPABILITIES: Record<CalibrationEndingFunction, readonly CapabilityName[]> = {
-  cleanupEndedExecution: ['eksDescribeCluster'],
-  sweepLeases: ['eksDescribeCluster', 'describeCalibrationExecutions'],
+  cleanupEndedExecution: ['eksDescribeCluster', 'silencesDelete'],
+  sweepLeases: ['eksDescribeCluster', 'describeCalibrationExecutions', 'silencesDelete'],
 };
 
 /** The calibration state machine's name, as serverless.yml sets it: `<service>-<stage>-calibration`. */

@@ -4,6 +4,7 @@
  * machine's DefinitionSubstitutions. serverless.yml loads it through osls/stack.js; test/stack.test.ts checks the result.
  */
 import { CALIBRATION_STEPS, ENDED_WITHOUT_CLEANUP } from '../../shared/calibration/workflow/index.js';
+import { ALERT_SILENCES_TABLE, SILENCE_KEY } from '../../shared/alerts/silences/index.js';
 import { ALERT_STATE_KEY, ALERT_STATE_TABLE } from '../../shared/alerts/state/index.js';
 import { CALIBRATION_HISTORY_TABLE } from '../../shared/calibration/history/index.js';
 import {
@@ -96,6 +97,7 @@ export function buildStack(input: unknown): BuiltStack {
       ReportBucketName: { Description: 'Calibration reports (calibrations/...)', Value: ref('reportBucket') },
       AlertStateTableName: { Value: ref('alertStateTable') },
       CalibrationHistoryTableName: { Value: ref('historyTable') },
+      AlertSilencesTableName: { Description: 'vllm-pilot alerts silence --aws --table', Value: ref('silencesTable') },
       SlackDeadLetterQueueUrl: { Description: 'Alerts Slack refused', Value: ref('slackDeadLetterQueue') },
       PreflightRoleArn: {
         Description: 'EKS access entry: read-only Kubernetes access for the preflight checks',
@@ -149,6 +151,14 @@ export function buildStack(input: unknown): BuiltStack {
         DeletionPolicy: 'Retain',
         UpdateReplacePolicy: 'Retain',
         Properties: { ...CALIBRATION_HISTORY_TABLE, PointInTimeRecoverySpecification: pointInTimeRecovery },
+      },
+      [LOGICAL_IDS.silencesTable]: {
+        Type: 'AWS::DynamoDB::Table',
+        Properties: {
+          ...ALERT_SILENCES_TABLE,
+          PointInTimeRecoverySpecification: pointInTimeRecovery,
+          TimeToLiveSpecification: { AttributeName: SILENCE_KEY.ttl, Enabled: true },
+        },
       },
       [LOGICAL_IDS.reportBucket]: {
         Type: 'AWS::S3::Bucket',
@@ -217,17 +227,20 @@ export function buildStack(input: unknown): BuiltStack {
           description: `vLLM calibration task ${task} (state machine ${LOGICAL_IDS.stateMachine})`,
           role: roleLogicalId(key),
           ...CALIBRATION_FUNCTION_DEFAULTS,
-          environment,
+          environment: CALIBRATION_CAPABILITIES[task].some((c) => c === 'silencesPut' || c === 'silencesDelete')
+            ? { ...environment, ALERT_SILENCES_TABLE: { Ref: LOGICAL_IDS.silencesTable } }
+            : environment,
         },
       ];
     });
+    const withSilences = { ...environment, ALERT_SILENCES_TABLE: { Ref: LOGICAL_IDS.silencesTable } };
     // Step Functions runs no Catch for a stopped or timed-out execution: this rule runs the same cleanup for it.
     const cleanupEndedExecution = {
       handler: 'functions/calibration/cleanupEndedExecution.handler',
       description: 'Releases the target of a calibration execution that ended ABORTED, TIMED_OUT or FAILED',
       role: roleLogicalId(calibrationFunctionKey('cleanupEndedExecution')),
       ...CALIBRATION_FUNCTION_DEFAULTS,
-      environment,
+      environment: withSilences,
       events: [
         {
           eventBridge: {
@@ -249,7 +262,7 @@ export function buildStack(input: unknown): BuiltStack {
       description: 'Releases calibration targets whose execution ended without its cleanup, or whose lease expired',
       role: roleLogicalId(calibrationFunctionKey('sweepLeases')),
       ...CALIBRATION_FUNCTION_DEFAULTS,
-      environment: { ...environment, TARGETS: settings.targets.metricsCollector },
+      environment: { ...withSilences, TARGETS: settings.targets.metricsCollector },
       events: [{ schedule: LEASE_SWEEP_SCHEDULE }],
     };
     return Object.fromEntries<Record<string, unknown>>([

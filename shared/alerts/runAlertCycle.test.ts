@@ -7,6 +7,7 @@ import type { AlertMessage } from './message.js';
 import { SnsAlertPublisher } from './notify/index.js';
 import type { LoggerPort } from '../log/index.js';
 import { runAlertCycle, summarizeAlertCycle, type RunAlertCycleInput } from './runAlertCycle.js';
+import { activeSilence, type Silence } from './silences/index.js';
 import { ALERT_STATE_TABLE, DynamoDbAlertStateStore } from './state/index.js';
 import { FIXTURE_T0, FIXTURE_TARGET, fixtureEvaluation, fixtureInstance, fixtureState } from './testing/fixtures.js';
 import type { AlertStateRecord, AlertStateStore } from './alertState.js';
@@ -372,6 +373,7 @@ describe('Function: runAlertCycle', () => {
       sent: 1,
       failed: 1,
       skipped: 0,
+      muted: 0,
     });
   });
 
@@ -410,7 +412,7 @@ describe('Function: runAlertCycle', () => {
     expect(summary).toEqual({
       evaluatorId: 'evaluator-a',
       at: '2025-06-01T12:00:00.000Z',
-      totals: { targets: 1, failedTargets: 0, firing: 1, sent: 1, failed: 0, skipped: 0 },
+      totals: { targets: 1, failedTargets: 0, firing: 1, sent: 1, failed: 0, skipped: 0, muted: 0 },
       targets: [
         {
           target: 'prod-ministral',
@@ -419,11 +421,53 @@ describe('Function: runAlertCycle', () => {
           sent: [`VLLMKVCacheFull firing (first) ${instance.fingerprint}`],
           failed: [],
           skipped: 0,
+          muted: [],
           ruleFailures: [],
           problems: [],
         },
       ],
     });
+  });
+
+  it('mutes a silenced target: nothing sent, each due notification recorded as muted; sent once the silence ends', async () => {
+    // Prepare
+    const { input, clock } = world();
+    const silence: Silence = {
+      target: 'ai-eks/default/vllm-inference-app',
+      id: 'calibration:calib-1',
+      kind: 'calibration',
+      reason: 'calibration execution calib-1 is saturating the target on purpose',
+      createdBy: 'arn:aws:states:us-east-2:1:execution:m:calib-1',
+      startsAtMs: clock.now() - 1_000,
+      endsAtMs: clock.now() + 120_000,
+    };
+    const run = () =>
+      runAlertCycle({
+        ...input([fixtureEvaluation([instance], clock.now())]),
+        silenceFor: () => activeSilence([silence], clock.now()),
+      });
+
+    // Act
+    const during = await run();
+    const sentDuring = newMessages();
+    clock.advance(180_000);
+    const after = await run();
+
+    // Assess
+    expect(sentDuring).toEqual([]);
+    expect(during.targets[0]?.sent).toEqual([]);
+    expect(during.targets[0]?.muted).toEqual([
+      expect.objectContaining({
+        alertname: 'VLLMKVCacheFull',
+        status: 'firing',
+        silence: { id: silence.id, kind: 'calibration', reason: silence.reason, endsAtMs: silence.endsAtMs },
+      }),
+    ]);
+    expect(summarizeAlertCycle(during).targets[0]?.muted).toEqual([
+      expect.stringContaining('muted by calibration silence calibration:calib-1 (calibration execution calib-1'),
+    ]);
+    expect(newMessages()).toEqual(['firing first']);
+    expect(after.targets[0]?.muted).toEqual([]);
   });
 
   it('refuses two evaluations of one target', async () => {

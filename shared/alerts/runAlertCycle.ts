@@ -15,6 +15,7 @@ import {
 } from './alertState.js';
 import type { AlertName, AlertSettings, AlertStatus, Severity, TargetEvaluation } from './types.js';
 import type { LoggerPort } from '../log/index.js';
+import type { Silence } from './silences/index.js';
 
 /**
  * The notification pipeline, written out in one place like Alertmanager's notify.go: per target, read the state →
@@ -39,6 +40,12 @@ export interface RunAlertCycleInput {
   claimTtlMs?: number;
   /** Targets processed at once. Default 4. */
   concurrency?: number;
+  /**
+   * The silence muting a target now (a calibration holding it, or a person's), or null. A muted target's
+   * notifications are not sent and their state is not changed (so they go out once the silence ends, if still due):
+   * each is reported in `muted` with the silence. Default: none.
+   */
+  silenceFor?: (targetName: string) => Silence | null;
 }
 
 export const TARGET_CYCLE_STATUS = { ok: 'ok', partial: 'partial', failed: 'failed' } as const;
@@ -79,6 +86,8 @@ export interface TargetCycleResult {
   ruleFailures: Array<{ alertname: AlertName; error: string }>;
   /** Target-level problems in words (a store failure, a commit that was lost after a send). */
   problems: string[];
+  /** Not sent because a silence muted the target: what would have gone out, and the silence. */
+  muted: Array<NotificationReport & { silence: Pick<Silence, 'id' | 'kind' | 'reason' | 'endsAtMs'> }>;
 }
 
 export interface AlertCycleResult {
@@ -149,6 +158,7 @@ class TargetCycle {
         error: `${f.error.name}: ${f.error.message}`,
       })),
       problems: [],
+      muted: [],
     };
   }
 
@@ -193,7 +203,13 @@ class TargetCycle {
     );
     for (const decision of decisions)
       if (decision.action === 'none' && decision.reason === 'claimed') this.#skip(decision, decision.text);
-    const notifications = decisions.filter((d): d is NotifyDecision => d.action === 'notify');
+    const due = decisions.filter((d): d is NotifyDecision => d.action === 'notify');
+    const silence = this.#input.silenceFor?.(target) ?? null;
+    if (silence !== null) {
+      for (const decision of due) this.#mute(decision, silence);
+      return;
+    }
+    const notifications = due;
     const committed = await this.#send(notifications.filter((d) => !d.followsUp));
 
     const followUps: NotifyDecision[] = [];
@@ -322,6 +338,15 @@ class TargetCycle {
     this.#log('error', 'alert notification not sent; the next run retries it', { ...entry, text: decision.text });
   }
 
+  #mute(decision: NotifyDecision, silence: Silence): void {
+    const entry = {
+      ...notificationOf(decision),
+      silence: { id: silence.id, kind: silence.kind, reason: silence.reason, endsAtMs: silence.endsAtMs },
+    };
+    this.#result.muted.push(entry);
+    this.#log('info', 'alert notification muted by a silence', { ...entry, text: decision.text });
+  }
+
   #skip(decision: AlertDecision, why: string): void {
     const { fingerprint, alertname, severity, status } = decision;
     this.#result.skipped.push({ fingerprint, alertname, severity, status, why });
@@ -371,7 +396,15 @@ export interface AlertCycleSummary {
   evaluatorId: string;
   /** ISO time the decisions used. */
   at: string;
-  totals: { targets: number; failedTargets: number; firing: number; sent: number; failed: number; skipped: number };
+  totals: {
+    targets: number;
+    failedTargets: number;
+    firing: number;
+    sent: number;
+    failed: number;
+    skipped: number;
+    muted: number;
+  };
   targets: Array<{
     target: string;
     status: TargetCycleStatus;
@@ -380,6 +413,8 @@ export interface AlertCycleSummary {
     sent: string[];
     failed: string[];
     skipped: number;
+    /** `<alertname> <status> (<reason>) <fingerprint>: muted by <kind> silence <id> (<reason>)` per muted one. */
+    muted: string[];
     ruleFailures: string[];
     problems: string[];
   }>;
@@ -399,6 +434,7 @@ export function summarizeAlertCycle(result: AlertCycleResult): AlertCycleSummary
       sent: sum((t) => t.sent.length),
       failed: sum((t) => t.failed.length),
       skipped: sum((t) => t.skipped.length),
+      muted: sum((t) => t.muted.length),
     },
     targets: result.targets.map((t) => ({
       target: t.target,
@@ -407,6 +443,7 @@ export function summarizeAlertCycle(result: AlertCycleResult): AlertCycleSummary
       sent: t.sent.map(line),
       failed: t.failed.map((f) => `${line(f)}: ${f.errorName}: ${f.error}`),
       skipped: t.skipped.length,
+      muted: t.muted.map((m) => `${line(m)}: muted by ${m.silence.kind} silence ${m.silence.id} (${m.silence.reason})`),
       ruleFailures: t.ruleFailures.map((f) => `${f.alertname}: ${f.error}`),
       problems: t.problems,
     })),

@@ -27,6 +27,7 @@ export function alertEvaluatorEnvironment(state: TwinState, alerts?: unknown): R
     AWS_REGION: state.region,
     ALERT_TOPIC_ARN: state.aws.alertTopicArn,
     ALERT_STATE_TABLE: state.aws.alertStateTable,
+    ...(state.aws.alertSilencesTable === undefined ? {} : { ALERT_SILENCES_TABLE: state.aws.alertSilencesTable }),
     SNS_ENDPOINT: state.aws.snsEndpoint,
     DYNAMODB_ENDPOINT: state.aws.dynamodbEndpoint,
   };

@@ -3,6 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { bindStep, bindSteps, type CalibrationTask } from '../../functions/calibration/task.js';
 import type { CalibrationReport } from '../../shared/calibration/index.js';
+import { DynamoDbSilenceStore } from '../../shared/alerts/silences/index.js';
 import { DynamoDbHistoryStore } from '../../shared/calibration/history/index.js';
 import {
   CALIBRATION_STEPS,
@@ -119,6 +120,9 @@ export function twinCalibrationPorts(
     reports: new LocalFolderReportStore({ directory: options.reportsDir }),
     reportPrefix: options.reportPrefix ?? (() => ''),
     history: new DynamoDbHistoryStore({ client: dynamodb, tableName: aws.historyTable }),
+    ...(aws.alertSilencesTable === undefined
+      ? {}
+      : { silences: new DynamoDbSilenceStore({ client: dynamodb, tableName: aws.alertSilencesTable }) }),
     clock: systemClock,
     logger: options.logger ?? silentLogger,
     ...options.ports,
@@ -235,6 +239,7 @@ function afterEndText(afterEnd: WorkflowOutcome['afterEnd']): string {
     c.scaledObject === null ? 'no ScaledObject to resume' : 'KEDA back in charge',
     c.replicasRestored === null ? c.replicasReason : `replicas back to ${c.replicasRestored}`,
     `${c.deletedJobs.length} Job(s) and ${c.deletedConfigMaps.length} ConfigMap(s) deleted`,
+    ...(c.alertsUnmuted === true ? ['alerts unmuted'] : []),
   ];
   return `cleaned up: ${parts.join(', ')}`;
 }
@@ -248,9 +253,17 @@ export async function sweepTwinLeases(
   options: Pick<TwinCalibrationOptions, 'logger'> & { clock?: CalibrationPorts['clock'] } = {},
 ): Promise<SweepDecision[]> {
   const clusters = new ClusterConnections({ eksEndpoint: state.aws.eksEndpoint, credentials: TWIN_CREDENTIALS });
+  const dynamodb = new DynamoDBClient({
+    region: state.region,
+    endpoint: state.aws.dynamodbEndpoint,
+    credentials: TWIN_CREDENTIALS,
+  });
   try {
     return await sweepLeases(
       {
+        ...(state.aws.alertSilencesTable === undefined
+          ? {}
+          : { silences: new DynamoDbSilenceStore({ client: dynamodb, tableName: state.aws.alertSilencesTable }) }),
         cluster: (target) => clusters.get(target.region, target.cluster),
         executions: { status: (arn) => Promise.resolve(localExecutionStatus(arn)) },
         clock: options.clock ?? systemClock,
@@ -268,5 +281,6 @@ export async function sweepTwinLeases(
     );
   } finally {
     clusters.destroy();
+    dynamodb.destroy();
   }
 }

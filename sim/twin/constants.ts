@@ -8,6 +8,7 @@ export const TWIN_RESOURCES = {
   historyTable: 'vllm-eks-pilot-calibration-history',
   alertTopic: 'vllm-eks-pilot-alerts',
   alertStateTable: 'vllm-eks-pilot-alert-state',
+  alertSilencesTable: 'vllm-eks-pilot-alert-silences',
   slackWebhookSecret: 'vllm-eks-pilot/slack-webhook',
   /** Where the preflight function publishes its summary when a check fails. */
   preflightTopic: 'vllm-eks-pilot-preflight',

@@ -54,6 +54,8 @@ export const twinStateSchema = z.strictObject({
     /** The alerts topic (severity etc. as message attributes) and the alert state table, as the stack names them. */
     alertTopicArn: z.string(),
     alertStateTable: z.string(),
+    /** The alert silences table (a calibration's while it holds the target, people's). Older state files lack it. */
+    alertSilencesTable: z.string().optional(),
     /** Secrets Manager, holding the Slack webhook URL (the twin's Slack sink) under `slackWebhookSecretId`. */
     secretsManagerEndpoint: z.string().url(),
     slackWebhookSecretId: z.string(),

@@ -20,6 +20,7 @@ import { type SecretsManagerTwin, startSecretsManagerTwin } from '../aws/secrets
 import { type SnsTwin, startSnsTwin } from '../aws/sns.js';
 import { type SlackWebhookSink, startSlackWebhookSink } from '../slack/webhookSink.js';
 import { CALIBRATION_HISTORY_TABLE } from '../../shared/calibration/history/index.js';
+import { ALERT_SILENCES_TABLE } from '../../shared/alerts/silences/index.js';
 import { ALERT_STATE_TABLE } from '../../shared/alerts/state/index.js';
 import { ampRuleGroupsNamespaceData } from '../../shared/alerts/export/index.js';
 import { grafanaDashboardConfigMaps } from '../../shared/dashboards/index.js';
@@ -179,6 +180,7 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       tables: [
         { TableName: TWIN_RESOURCES.historyTable, ...CALIBRATION_HISTORY_TABLE },
         { TableName: TWIN_RESOURCES.alertStateTable, ...ALERT_STATE_TABLE },
+        { TableName: TWIN_RESOURCES.alertSilencesTable, ...ALERT_SILENCES_TABLE },
       ],
       log: detail,
     });
@@ -289,6 +291,7 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
         historyTable: TWIN_RESOURCES.historyTable,
         alertTopicArn,
         alertStateTable: TWIN_RESOURCES.alertStateTable,
+        alertSilencesTable: TWIN_RESOURCES.alertSilencesTable,
         secretsManagerEndpoint: secretsManager.endpoint,
         slackWebhookSecretId: TWIN_RESOURCES.slackWebhookSecret,
         preflightTopicArn,

@@ -442,17 +442,6 @@ export function describePathTests(strategy: StrategyName): void {
             name,
             startTime: new Date().toISOString(),
           };
-          const deployment = {
-            namespace: NAMESPACE,
-            name: twin.profile.deployment,
-            serviceUrl: `http://${twin.state.service}.${NAMESPACE}.svc:8000`,
-            replicasBefore: 2,
-            testReplicas: 2,
-            scaledObject: null,
-            startedAtMs: Date.now(),
-            actions: [],
-            background: { rateRps: 0, reason: 'the target serves nobody' },
-          };
           const warmup = { configMap: { namespace: NAMESPACE, name: executionNames(name).configMap }, job: null };
           const plan = {
             done: false,
@@ -465,6 +454,8 @@ export function describePathTests(strategy: StrategyName): void {
             restWaitSeconds: 0,
           };
           const input = await handlers.validateInput({ input: pathInput(strategy), execution });
+          // Deploy holds the target: StartLoadStep creates load only on a target its execution holds.
+          const deployment = await handlers.deploy({ input, execution });
           const event = { input, execution, deployment, warmup, plan };
 
           // Act

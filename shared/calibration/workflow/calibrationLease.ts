@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { silenceTargetKey, type Silence } from '../../alerts/silences/index.js';
 import { EXECUTION_TIMEOUT_SECONDS } from './names.js';
 
 /**
@@ -69,4 +70,31 @@ export function parseLease(value: string | undefined): CalibrationLease | undefi
 /** Whether the lease has expired at `nowMs`. */
 export function leaseExpired(lease: CalibrationLease, nowMs: number): boolean {
   return Date.parse(lease.expires) <= nowMs;
+}
+
+/** The id of an execution's silence: one per execution and target, so a retried Deploy replaces it. */
+export function calibrationSilenceId(executionLabel: string): string {
+  return `calibration:${executionLabel}`;
+}
+
+/**
+ * The silence a calibration puts on the target it holds, for as long as its lease: the alert evaluator mutes the
+ * target's notifications with the execution's name, as Alertmanager's inhibition would.
+ */
+export function calibrationSilence(
+  target: { cluster: string; namespace: string; deployment: string },
+  execution: { name: string; id: string },
+  executionLabel: string,
+  nowMs: number,
+  lease: CalibrationLease,
+): Silence {
+  return {
+    target: silenceTargetKey(target),
+    id: calibrationSilenceId(executionLabel),
+    kind: 'calibration',
+    reason: `calibration execution ${execution.name} is saturating the target on purpose`,
+    createdBy: execution.id,
+    startsAtMs: nowMs,
+    endsAtMs: Date.parse(lease.expires),
+  };
 }

@@ -2,14 +2,15 @@ import * as z from 'zod';
 import { KEDA_KINDS, resumeScaledObject, type ScaledObjectResume } from '../../keda/index.js';
 import { KINDS, PROPAGATION_POLICIES, type ClusterClient, type KubeObject } from '../../kube/index.js';
 import { lastCalibrationRecord } from '../background.js';
-import { parseLease } from './calibrationLease.js';
+import { silenceTargetKey } from '../../alerts/silences/index.js';
+import { calibrationSilenceId, parseLease } from './calibrationLease.js';
 import { calibrationInputSchema } from '../input.js';
 import { CALIBRATION_ANNOTATIONS, EXECUTION_LABEL, executionNames } from './names.js';
 import type { BasePorts, CalibrationPorts } from './ports.js';
 import { deploymentStateSchema, executionSchema } from './state.js';
 import type { CalibrationStep } from './step.js';
 
-type Ports = BasePorts & Pick<CalibrationPorts, 'cluster'>;
+type Ports = BasePorts & Pick<CalibrationPorts, 'cluster' | 'silences'>;
 // The input may be the raw one: the failure path runs this after ValidateInput refused it.
 const event = z.object({
   input: z.unknown(),
@@ -25,6 +26,8 @@ export interface CleanupResult {
   replicasRestored: number | null;
   replicasReason: string;
   scaledObject: ScaledObjectResume | null;
+  /** Whether this execution's alert silence was there and is removed. */
+  alertsUnmuted?: boolean;
   /** Set when nothing was looked at, e.g. the input was refused before anything was created. */
   skipped?: string;
 }
@@ -56,6 +59,7 @@ export async function cleanup(
     scaledObject: deployment?.scaledObject?.name ?? input.scaledObject.name ?? name,
     executionName: execution.name,
     backgroundRps: deployment?.background.rateRps ?? null,
+    silenceTarget: silenceTargetKey(input.target),
   });
 }
 
@@ -69,6 +73,8 @@ export interface ReleaseRequest {
   executionName: string;
   /** The background the execution measured before it began, for the last-calibration record; null: the lease's. */
   backgroundRps: number | null;
+  /** The target's silence key (silenceTargetKey): the execution's silence on it is removed. */
+  silenceTarget: string;
 }
 
 /**
@@ -79,7 +85,10 @@ export interface ReleaseRequest {
  * undone: another execution's pause or record is left alone. Idempotent: a second run finds nothing to do. Shared
  * by the state machine's Cleanup states, the ended-execution rule and the sweep.
  */
-export async function releaseTarget(ports: BasePorts, request: ReleaseRequest): Promise<CleanupResult> {
+export async function releaseTarget(
+  ports: BasePorts & Pick<CalibrationPorts, 'silences'>,
+  request: ReleaseRequest,
+): Promise<CleanupResult> {
   const { cluster, namespace, deployment: name, executionName } = request;
   const names = executionNames(executionName);
   const live = await cluster.get({ ...KINDS.deployment, namespace, name });
@@ -128,7 +137,21 @@ export async function releaseTarget(ports: BasePorts, request: ReleaseRequest): 
       },
     );
 
-  const result: CleanupResult = { deletedJobs, deletedConfigMaps, replicasRestored, replicasReason, scaledObject };
+  // The alerts come back last, once the target is itself again. By id, whoever holds the mark: a retried cleanup
+  // whose first attempt removed the mark still removes the silence.
+  const alertsUnmuted =
+    ports.silences === undefined
+      ? false
+      : await ports.silences.delete(request.silenceTarget, calibrationSilenceId(names.label));
+
+  const result: CleanupResult = {
+    deletedJobs,
+    deletedConfigMaps,
+    replicasRestored,
+    replicasReason,
+    scaledObject,
+    alertsUnmuted,
+  };
   ports.logger.info('cleaned up', { execution: executionName, namespace, deployment: name, ...result });
   return result;
 }

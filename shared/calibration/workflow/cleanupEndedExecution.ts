@@ -27,7 +27,7 @@ const event = z.object({
   }),
 });
 
-type Ports = BasePorts & Pick<CalibrationPorts, 'cluster'>;
+type Ports = BasePorts & Pick<CalibrationPorts, 'cluster' | 'silences'>;
 
 /** What the rule's function did: the cleanup's result, or why it did nothing. */
 export type EndedExecutionCleanup =

@@ -11,7 +11,8 @@ import { measureBackground, parseLastCalibration, refuseServingTarget, type Back
 import { CalibrationTargetBusyError, CalibrationTargetNotFoundError } from '../errors.js';
 import { maxNumSeqsOf } from '../engineArgs.js';
 import type { CalibrationInput } from '../input.js';
-import { formatLease, leaseFor, type CalibrationLease } from './calibrationLease.js';
+import { silenceTargetKey } from '../../alerts/silences/index.js';
+import { calibrationSilence, formatLease, leaseFor, type CalibrationLease } from './calibrationLease.js';
 import { CALIBRATION_ANNOTATIONS, executionNames } from './names.js';
 import type { BasePorts, CalibrationPorts } from './ports.js';
 import { baseEventShape, type DeploymentState } from './state.js';
@@ -19,7 +20,7 @@ import type { CalibrationStep } from './step.js';
 import { requireDeployment, serviceUrlFor } from './target.js';
 
 const event = z.object(baseEventShape);
-type Ports = BasePorts & Pick<CalibrationPorts, 'cluster' | 'metricsSource'>;
+type Ports = BasePorts & Pick<CalibrationPorts, 'cluster' | 'metricsSource' | 'silences'>;
 
 /**
  * Deploy: applies the product's vLLM Deployment, Service and ServiceMonitor (deploy.mode `apply`) or adopts the
@@ -89,6 +90,11 @@ export async function deploy(ports: Ports, { input, execution }: z.output<typeof
   }
   const lease = leaseFor(execution, scaledObject === undefined ? null : scaledObjectName, background.rateRps);
   await markDeployment(cluster, namespace, name, names.label, replicasBefore, lease);
+  // The saturation to come is deliberate: the target's alerts are muted until the cleanup (or the lease's end).
+  if (ports.silences !== undefined) {
+    await ports.silences.put(calibrationSilence(input.target, execution, names.label, ports.clock.now(), lease));
+    actions.push(`alerts of ${silenceTargetKey(input.target)} muted until the cleanup`);
+  }
 
   if (scaledObject !== undefined) {
     const pause = await pauseScaledObject(cluster, { namespace, name: scaledObjectName }, input.testReplicas);

@@ -3,6 +3,7 @@ import type { ClusterClient } from '../../kube/index.js';
 import type { LoggerPort } from '../../log/index.js';
 import type { MetricsSource } from '../../metrics/index.js';
 import type { ReportStore } from '../../reports/index.js';
+import type { SilenceStore } from '../../alerts/silences/index.js';
 import type { CalibrationHistoryStore } from '../history/index.js';
 import type { CalibrationInput } from '../input.js';
 
@@ -20,6 +21,11 @@ export interface CalibrationPorts {
   metricsSource(target: CalibrationTarget): MetricsSource;
   reports: ReportStore;
   history: CalibrationHistoryStore;
+  /**
+   * Where alert silences are kept: Deploy mutes the target's alerts while the calibration holds it, the cleanup
+   * unmutes them. Absent (no silences table configured): the calibration's saturation pages as any would.
+   */
+  silences?: SilenceStore;
   clock: Clock;
   logger: LoggerPort;
   /**

@@ -3,7 +3,8 @@ import { KINDS, type ClusterClient } from '../../kube/index.js';
 import { leaseExpired, parseLease } from './calibrationLease.js';
 import { releaseTarget, type CleanupResult } from './cleanup.js';
 import { CALIBRATION_ANNOTATIONS } from './names.js';
-import type { BasePorts } from './ports.js';
+import { silenceTargetKey } from '../../alerts/silences/index.js';
+import type { BasePorts, CalibrationPorts } from './ports.js';
 import type { CalibrationFunction } from './step.js';
 
 /** An execution's status as Step Functions' DescribeExecution gives it; null when it does not know the execution. */
@@ -23,10 +24,11 @@ export interface SweepTarget {
   deployment: string;
 }
 
-export type SweepPorts = BasePorts & {
-  cluster(target: { cluster: string; region: string }): Promise<ClusterClient>;
-  executions: ExecutionStatusPort;
-};
+export type SweepPorts = BasePorts &
+  Pick<CalibrationPorts, 'silences'> & {
+    cluster(target: { cluster: string; region: string }): Promise<ClusterClient>;
+    executions: ExecutionStatusPort;
+  };
 
 /** What the sweep decided for one target, with the reason. */
 export interface SweepDecision {
@@ -101,6 +103,7 @@ async function sweepTarget(ports: SweepPorts, target: SweepTarget): Promise<Swee
     scaledObject: lease.scaledObject,
     executionName: lease.execution,
     backgroundRps: null,
+    silenceTarget: silenceTargetKey(target),
   });
   return {
     target: target.name,
