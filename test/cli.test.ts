@@ -229,6 +229,47 @@ describe('Command: vllm-pilot (bad input)', () => {
       reason: () => /twin state file .*not-json\.json: it is not JSON/,
     },
     {
+      case: 'alerts silence --for 0s',
+      args: () => ['alerts', 'silence', '--state-file', staleStateFile, '--for', '0s', '--reason', 'x'],
+      code: 2,
+      reason: () => /--for.*expected a duration from 1m to 7d such as "30m" or "2h", got "0s"/,
+    },
+    {
+      case: 'alerts silence --for 8d',
+      args: () => [
+        'alerts',
+        'silence',
+        '--table',
+        't-silences',
+        '--region',
+        'us-east-2',
+        '--for',
+        '8d',
+        '--reason',
+        'x',
+      ],
+      code: 2,
+      reason: () => /--for.*got "8d"/,
+    },
+    {
+      case: 'alerts silence without --reason',
+      args: () => ['alerts', 'silence', '--state-file', staleStateFile, '--for', '2h'],
+      code: 2,
+      reason: () => /required option '--reason <text>' not specified/,
+    },
+    {
+      case: 'alerts silence with neither --state-file nor --table',
+      args: () => ['alerts', 'silence', '--for', '2h', '--reason', 'upgrade'],
+      code: 1,
+      reason: () => /AlertSilenceCommandError: give either --state-file \(the twin\) or --table with --region/,
+    },
+    {
+      case: 'alerts silences --table without --target',
+      args: () => ['alerts', 'silences', '--table', 't-silences', '--region', 'us-east-2'],
+      code: 1,
+      reason: () => /--target is required with --table: <cluster>\/<namespace>\/<deployment>/,
+    },
+    {
       case: 'an unknown command',
       args: () => ['no-such-command'],
       code: 2,
@@ -419,12 +460,45 @@ describe('Command: vllm-pilot twin up (with load, metrics read and metrics colle
 
     // Assess
     expect({ exitCode, stderr }).toMatchObject({ exitCode: 1 });
-    expect(stderr).toMatch(/ExecutionAborted: .*stopped \(Ctrl-C\); cleaned up: .*replicas back to 1, 2 Job\(s\) and 1 ConfigMap/);
+    expect(stderr).toMatch(
+      /ExecutionAborted: .*stopped \(Ctrl-C\); cleaned up: .*replicas back to 1, 2 Job\(s\) and 1 ConfigMap/,
+    );
     const annotations = (JSON.parse(deployment.stdout) as { metadata: { annotations?: Record<string, string> } })
       .metadata.annotations;
     expect(Object.keys(annotations ?? {}).filter((key) => key.startsWith('vllm-eks-pilot/calibration'))).toEqual([]);
     expect(jobs.stdout.trim()).toBe('');
   }, 120_000);
+
+  it("alerts silence | silences | unsilence: a person's silence on the twin's target, listed, then removed", async () => {
+    // Act
+    const silenced = await run([
+      'alerts',
+      'silence',
+      '--state-file',
+      stateFile,
+      '--for',
+      '2h',
+      '--reason',
+      'node pool upgrade',
+      '--json',
+    ]);
+    const silence = JSON.parse(silenced.stdout) as { id: string; target: string; endsAtMs: number; startsAtMs: number };
+    const listed = await run(['alerts', 'silences', '--state-file', stateFile]);
+    const removed = await run(['alerts', 'unsilence', '--state-file', stateFile, '--id', silence.id]);
+    const again = await run(['alerts', 'unsilence', '--state-file', stateFile, '--id', silence.id]);
+
+    // Assess
+    expect(silenced.code).toBe(0);
+    expect(silence.target).toMatch(/^[^/]+\/default\/vllm-inference-app$/);
+    expect(silence.endsAtMs - silence.startsAtMs).toBe(7_200_000);
+    expect(listed.stdout).toContain(`${silence.id} (manual, active) ${silence.target} until`);
+    expect(listed.stdout).toContain(': node pool upgrade [by ');
+    expect(removed).toMatchObject({ code: 0, stdout: `removed silence ${silence.id} of ${silence.target}\n` });
+    expect(again.code).toBe(1);
+    expect(reasonLines(again.stderr)).toEqual([
+      expect.stringContaining(`no silence ${silence.id} on ${silence.target}`),
+    ]);
+  });
 
   it('stops on SIGTERM: exits 0, removes the state file, and Prometheus and the replica stop listening', async () => {
     // Act

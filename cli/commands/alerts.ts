@@ -18,6 +18,7 @@ import {
 } from '../../shared/alerts/export/index.js';
 import { readTwinState } from '../../sim/harness/twinState.js';
 import { harness } from '../harness.js';
+import { registerAlertSilenceCommands } from './alertSilences.js';
 import { printJson } from '../options.js';
 
 export { renderAlertTable } from '../../shared/alerts/export/index.js';
@@ -233,6 +234,7 @@ export function registerAlertsCommand(program: Command): Command {
   const alerts = program.command('alerts').description('the five alerts of the monitoring guide');
   registerAlertRulesCommand(alerts);
   registerAlertEvaluateCommand(alerts);
+  registerAlertSilenceCommands(alerts);
   return alerts;
 }
 
@@ -271,11 +273,13 @@ export function registerAlertEvaluateCommand(alerts: Command): void {
       if (opts.json) return printJson(summary);
       const { totals } = summary;
       process.stdout.write(
-        `alerts at ${summary.at}: ${totals.firing} firing, ${totals.sent} notification(s) sent, ${totals.failed} failed\n`,
+        `alerts at ${summary.at}: ${totals.firing} firing, ${totals.sent} notification(s) sent, ${totals.muted} muted, ` +
+          `${totals.failed} failed\n`,
       );
       for (const target of summary.targets) {
         process.stdout.write(`  ${target.target} (${target.status}): ${target.firing} firing\n`);
         for (const line of target.sent) process.stdout.write(`    sent ${line}\n`);
+        for (const line of target.muted) process.stdout.write(`    muted ${line}\n`);
         for (const line of target.failed) process.stdout.write(`    FAILED ${line}\n`);
         for (const line of target.ruleFailures) process.stdout.write(`    rule not evaluated: ${line}\n`);
         for (const line of target.problems) process.stdout.write(`    problem: ${line}\n`);
