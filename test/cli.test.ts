@@ -270,6 +270,24 @@ describe('Command: vllm-pilot (bad input)', () => {
       reason: () => /--target is required with --table: <cluster>\/<namespace>\/<deployment>/,
     },
     {
+      case: 'calibrate rollback without --state-file',
+      args: () => ['calibrate', 'rollback'],
+      code: 1,
+      reason: () => /calibrate rollback needs --state-file \(the twin\); on AWS invoke the rollback Lambda/,
+    },
+    {
+      case: 'calibrate rollback --execution with a space',
+      args: () => ['calibrate', 'rollback', '--state-file', staleStateFile, '--execution', 'bad name'],
+      code: 2,
+      reason: () => /--execution.*"bad name" is not an execution name; accepted: 1-80 letters, digits/,
+    },
+    {
+      case: 'calibrate without --input',
+      args: () => ['calibrate', '--state-file', staleStateFile],
+      code: 2,
+      reason: () => /required option '--input <file>' not specified/,
+    },
+    {
       case: 'an unknown command',
       args: () => ['no-such-command'],
       code: 2,

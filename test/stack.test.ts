@@ -107,10 +107,12 @@ const MAIN_FUNCTIONS = [
 const CALIBRATION_TASKS = Object.keys(CALIBRATION_STEPS) as CalibrationStepName[];
 const ALL_FUNCTIONS = [
   ...MAIN_FUNCTIONS,
-  ...[...CALIBRATION_TASKS, 'cleanupEndedExecution' as const, 'sweepLeases' as const].map((task) => ({
-    key: calibrationFunctionKey(task),
-    handler: `functions/calibration/${task}.handler`,
-  })),
+  ...[...CALIBRATION_TASKS, 'cleanupEndedExecution' as const, 'sweepLeases' as const, 'rollback' as const].map(
+    (task) => ({
+      key: calibrationFunctionKey(task),
+      handler: `functions/calibration/${task}.handler`,
+    }),
+  ),
 ];
 
 /**
@@ -500,6 +502,10 @@ describe('Stack: the packaged CloudFormation template', () => {
       {
         key: 'calibrationSweepLeases',
         actions: ['dynamodb:DeleteItem', 'eks:DescribeCluster', 'states:DescribeExecution'],
+      },
+      {
+        key: 'calibrationRollback',
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'eks:DescribeCluster'],
       },
     ])('lets $key write its own logs and do only $actions', ({ key, actions }) => {
       // Prepare

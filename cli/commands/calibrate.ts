@@ -54,6 +54,7 @@ const AWS_POLL_MS = 3_000;
 
 interface LocalOptions {
   stateFile?: string;
+  /** Present: the action refuses to run without it. */
   input: string;
   strategy?: string;
   out?: string;
@@ -66,14 +67,15 @@ interface LocalOptions {
 }
 
 export function registerCalibrateCommand(program: Command): void {
-  program
+  const calibrate = program
     .command('calibrate')
     .description(
       'find the request rate at which one replica saturates and derive the KEDA thresholds (the calibration state machine), against the twin or on AWS',
     )
-    .requiredOption(
+    // Required, but checked in the action: commander would also ask for it before `calibrate rollback`.
+    .option(
       '--input <file>',
-      "the calibration input (JSON or YAML); against the twin, target fields it leaves out are the twin's",
+      "the calibration input (JSON or YAML; required); against the twin, target fields it leaves out are the twin's",
     )
     .option('--state-file <file>', 'run locally against the twin whose state file this is (written by `twin up`)')
     .option(
@@ -93,6 +95,8 @@ export function registerCalibrateCommand(program: Command): void {
     .option('--state-machine-arn <arn>', 'the deployed calibration state machine (with --aws)')
     .option('--region <region>', "the state machine's region (with --aws; default: from the ARN)")
     .action(async (opts: LocalOptions) => {
+      if ((opts as { input?: string }).input === undefined)
+        calibrate.error("error: required option '--input <file>' not specified");
       if (opts.aws) return calibrateOnAws(opts);
       if (opts.stateFile === undefined)
         throw new CalibrateCommandError(
@@ -100,6 +104,7 @@ export function registerCalibrateCommand(program: Command): void {
         );
       return calibrateOnTwin({ ...opts, stateFile: opts.stateFile });
     });
+  registerRollbackCommand(calibrate);
 }
 
 function strategyName(value: string): string {
@@ -396,4 +401,64 @@ function printAwsEvent(event: HistoryEvent): void {
     );
   else if (event.type === 'ExecutionFailed') line(`${time} ✗ ${event.executionFailedEventDetails?.error ?? ''}`);
   else if (event.type === 'ExecutionSucceeded') line(`${time} ✓ succeeded`);
+}
+
+interface RollbackOptions {
+  stateFile?: string;
+  execution?: string;
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+/**
+ * `vllm-pilot calibrate rollback`: restores the twin's target thresholds from its calibration history (the rollback
+ * Lambda's code; on AWS invoke that Lambda: docs/calibration.md, "Rolling back").
+ */
+function registerRollbackCommand(calibrate: Command): void {
+  calibrate
+    .command('rollback')
+    .description(
+      "restore a target's ScaledObject thresholds from its calibration history: the previous values, or a named execution's",
+    )
+    // `calibrate` has its own --state-file, which commander gives the parent wherever it stands: both are read.
+    .option('--state-file <file>', 'the twin of this state file (on AWS: invoke the rollback Lambda)')
+    .option(
+      '--execution <name>',
+      'restore the thresholds this execution derived (default: undo the last change)',
+      executionNameOption,
+    )
+    .option('--dry-run', 'only show what would change')
+    .option('--json', 'print the result as JSON')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  vllm-pilot calibrate rollback --state-file twin.json --dry-run',
+        '  vllm-pilot calibrate rollback --state-file twin.json --execution calib-vllm-inference-app-20261203T071922',
+        '  aws lambda invoke --function-name vllm-eks-pilot-prod-calibrationRollback --cli-binary-format raw-in-base64-out \\',
+        '    --payload \'{"target":{"cluster":"ai-eks","region":"us-east-2","namespace":"default","deployment":"vllm-inference-app"}}\' out.json',
+      ].join('\n'),
+    )
+    .action(async (opts: RollbackOptions) => {
+      const stateFile = opts.stateFile ?? calibrate.opts<{ stateFile?: string }>().stateFile;
+      if (stateFile === undefined)
+        throw new CalibrateCommandError(
+          'calibrate rollback needs --state-file (the twin); on AWS invoke the rollback Lambda (see --help)',
+        );
+      const { rollbackOnTwin } = await harness();
+      const result = await rollbackOnTwin(await readTwinState(stateFile), {
+        ...(opts.execution === undefined ? {} : { execution: opts.execution }),
+        dryRun: opts.dryRun ?? false,
+      });
+      if (opts.json) return printJson(result);
+      const to =
+        result.restoredFrom === null ? `the values from before it` : `the thresholds of ${result.restoredFrom}`;
+      const verb = result.applied ? 'rolled back' : 'would roll back (dry run)';
+      process.stdout.write(
+        `${verb} ${result.scaledObject.namespace}/${result.scaledObject.name}: undid ${result.undid}, restored ${to}` +
+          `${result.recorded === null ? '' : ` (history record ${result.recorded})`}\n` +
+          `${result.diff === '' ? '(no change: the values are already those)' : result.diff}\n`,
+      );
+    });
 }

@@ -18,7 +18,7 @@ export function eksCluster(config: CalibrationConfig): CalibrationPorts['cluster
   const connections = new ClusterConnections(
     config.eksEndpoint === undefined ? {} : { eksEndpoint: config.eksEndpoint },
   );
-  return (target: CalibrationTarget) => connections.get(target.region, target.cluster);
+  return (target: Pick<CalibrationTarget, 'cluster' | 'region'>) => connections.get(target.region, target.cluster);
 }
 
 /** The target's AMP workspace over SigV4, one client per workspace. */

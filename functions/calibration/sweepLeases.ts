@@ -13,9 +13,8 @@ import { eksCluster, silencesOf } from './ports.js';
  * Functions (DescribeExecution) whether each holding execution still runs (its schedule: infra/serverless/stack.ts).
  */
 export const handler = calibrationLambda(sweepLeasesFunction, (config) => {
-  const cluster = eksCluster(config);
   return {
-    cluster: (target: { cluster: string; region: string }) => cluster(target as Parameters<typeof cluster>[0]),
+    cluster: eksCluster(config),
     executions: stepFunctionsExecutions(new SFNClient({ region: config.region })),
     ...silencesOf(config),
     targets: parseTargets(process.env.TARGETS).map((t) => ({ ...t, region: config.region })),

@@ -31,14 +31,15 @@ export type MainFunctionKey = (typeof MAIN_FUNCTIONS)[number];
 export const CALIBRATION_TASKS = Object.keys(CALIBRATION_STEPS) as CalibrationStepName[];
 
 /**
- * The calibration functions no Task state calls: the target of the EventBridge rule on the state machine's ABORTED,
- * TIMED_OUT and FAILED executions, and the scheduled lease sweep (functions/calibration/<name>.ts).
+ * The calibration functions no Task state calls (functions/calibration/<name>.ts): the target of the EventBridge
+ * rule on the state machine's ABORTED, TIMED_OUT and FAILED executions, the scheduled lease sweep, and the rollback
+ * (invoked directly).
  */
-export const CALIBRATION_ENDING_FUNCTIONS = ['cleanupEndedExecution', 'sweepLeases'] as const;
-export type CalibrationEndingFunction = (typeof CALIBRATION_ENDING_FUNCTIONS)[number];
+export const CALIBRATION_EXTRA_FUNCTIONS = ['cleanupEndedExecution', 'sweepLeases', 'rollback'] as const;
+export type CalibrationExtraFunction = (typeof CALIBRATION_EXTRA_FUNCTIONS)[number];
 
 /** The serverless function key of a calibration function: `calibration` + its name (`calibrationDeploy`). */
-export function calibrationFunctionKey(task: CalibrationStepName | CalibrationEndingFunction): string {
+export function calibrationFunctionKey(task: CalibrationStepName | CalibrationExtraFunction): string {
   return `calibration${upperFirst(task)}`;
 }
 

@@ -4,7 +4,7 @@
  * own log group; test/stack.test.ts reads the packaged template back and checks it.
  */
 import type { CalibrationStepName } from '../../shared/calibration/workflow/index.js';
-import { LOGICAL_IDS, type CalibrationEndingFunction, type CfnValue } from './names.js';
+import { LOGICAL_IDS, type CalibrationExtraFunction, type CfnValue } from './names.js';
 import type { StackSettings } from './settings.js';
 
 /** An IAM policy statement as CloudFormation takes it. */
@@ -220,10 +220,11 @@ export const CALIBRATION_CAPABILITIES: Record<CalibrationStepName, readonly Capa
   cleanup: ['eksDescribeCluster', 'silencesDelete'],
 };
 
-/** The functions that release a target when its execution ended without its own cleanup. */
-export const CALIBRATION_ENDING_CAPABILITIES: Record<CalibrationEndingFunction, readonly CapabilityName[]> = {
+/** The calibration functions no Task state calls (CALIBRATION_EXTRA_FUNCTIONS). */
+export const CALIBRATION_EXTRA_CAPABILITIES: Record<CalibrationExtraFunction, readonly CapabilityName[]> = {
   cleanupEndedExecution: ['eksDescribeCluster', 'silencesDelete'],
   sweepLeases: ['eksDescribeCluster', 'describeCalibrationExecutions', 'silencesDelete'],
+  rollback: ['eksDescribeCluster', 'historyRead', 'historyWrite'],
 };
 
 /** The calibration state machine's name, as serverless.yml sets it: `<service>-<stage>-calibration`. */

@@ -8,7 +8,7 @@ import { ALERT_SILENCES_TABLE, SILENCE_KEY } from '../../shared/alerts/silences/
 import { ALERT_STATE_KEY, ALERT_STATE_TABLE } from '../../shared/alerts/state/index.js';
 import { CALIBRATION_HISTORY_TABLE } from '../../shared/calibration/history/index.js';
 import {
-  CALIBRATION_ENDING_FUNCTIONS,
+  CALIBRATION_EXTRA_FUNCTIONS,
   CALIBRATION_TASKS,
   calibrationFunctionKey,
   lambdaLogicalId,
@@ -20,7 +20,7 @@ import {
 } from './names.js';
 import {
   CALIBRATION_CAPABILITIES,
-  CALIBRATION_ENDING_CAPABILITIES,
+  CALIBRATION_EXTRA_CAPABILITIES,
   FUNCTION_CAPABILITIES,
   lambdaRole,
   stateMachineRole,
@@ -84,7 +84,7 @@ export function buildStack(input: unknown): BuiltStack {
     });
     const eksCalibrationKeys = [
       ...CALIBRATION_TASKS.filter((task) => CALIBRATION_CAPABILITIES[task].includes('eksDescribeCluster')),
-      ...CALIBRATION_ENDING_FUNCTIONS,
+      ...CALIBRATION_EXTRA_FUNCTIONS,
     ].map(calibrationFunctionKey);
     return {
       AlertTopicArn: { Description: 'Alert notifications (subscribe with a filter policy)', Value: ref('alertTopic') },
@@ -121,8 +121,8 @@ export function buildStack(input: unknown): BuiltStack {
     };
     for (const key of MAIN_FUNCTIONS) addRole(key, FUNCTION_CAPABILITIES[key]);
     for (const task of CALIBRATION_TASKS) addRole(calibrationFunctionKey(task), CALIBRATION_CAPABILITIES[task]);
-    for (const name of CALIBRATION_ENDING_FUNCTIONS)
-      addRole(calibrationFunctionKey(name), CALIBRATION_ENDING_CAPABILITIES[name]);
+    for (const name of CALIBRATION_EXTRA_FUNCTIONS)
+      addRole(calibrationFunctionKey(name), CALIBRATION_EXTRA_CAPABILITIES[name]);
     roles[LOGICAL_IDS.stateMachineRole] = stateMachineRole(calibrationKeys.map(lambdaLogicalId));
 
     const topic = (name: string) => ({
@@ -265,10 +265,19 @@ export function buildStack(input: unknown): BuiltStack {
       environment: { ...withSilences, TARGETS: settings.targets.metricsCollector },
       events: [{ schedule: LEASE_SWEEP_SCHEDULE }],
     };
+    // Restores a target's thresholds from its history; invoked directly (docs/calibration.md, "Rolling back").
+    const rollback = {
+      handler: 'functions/calibration/rollback.handler',
+      description: "Restores a target's ScaledObject thresholds from its calibration history",
+      role: roleLogicalId(calibrationFunctionKey('rollback')),
+      ...CALIBRATION_FUNCTION_DEFAULTS,
+      environment,
+    };
     return Object.fromEntries<Record<string, unknown>>([
       ...tasks,
       [calibrationFunctionKey('cleanupEndedExecution'), cleanupEndedExecution],
       [calibrationFunctionKey('sweepLeases'), sweepLeases],
+      [calibrationFunctionKey('rollback'), rollback],
     ]);
   }
 }

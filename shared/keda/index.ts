@@ -5,6 +5,13 @@
 export { KEDA_KINDS, KEDA_PAUSED_REPLICAS_ANNOTATION } from './kinds.js';
 export { pauseScaledObject, resumeScaledObject, type ScaledObjectResume } from './pause.js';
 export { SCALED_OBJECT_TRIGGERS, scaledObject } from './scaledObjectManifest.js';
-export { applyThresholdChange, planThresholdChange } from './thresholds.js';
+export {
+  applyThresholdChange,
+  liveThresholdValues,
+  planThresholdChange,
+  thresholdValuesDiff,
+  writeThresholdValues,
+  type ThresholdValues,
+} from './thresholds.js';
 export { ampTriggerAuthentication } from './triggerAuthenticationManifest.js';
 export { findTriggers } from './triggers.js';

@@ -74,9 +74,35 @@ export async function rollbackThresholdChange(
   return { ...change, applied: false };
 }
 
-// ---------------------------------------------------------------------------------------------------------------
+/** The three threshold values as KEDA strings; null where the field is absent. */
+export type ThresholdValues = ThresholdChange['previous'];
 
-type ThresholdValues = ThresholdChange['previous'];
+/** The live ScaledObject's threshold values (null where absent). */
+export function liveThresholdValues(scaledObject: KubeObject): ThresholdValues {
+  const triggers = findTriggers(scaledObject);
+  return {
+    queueDepthPerPod: triggers.queueDepth.metadata.threshold ?? null,
+    queueActivation: triggers.queueDepth.metadata.activationThreshold ?? null,
+    p95LatencySeconds: triggers.p95Latency.metadata.threshold ?? null,
+  };
+}
+
+/** The diff from the live values to `values` (empty when equal), in the format of planThresholdChange's. */
+export function thresholdValuesDiff(scaledObject: KubeObject, values: ThresholdValues, label: string): string {
+  const triggers = findTriggers(scaledObject);
+  return renderDiff(scaledObjectName(scaledObject), triggers, liveThresholdValues(scaledObject), values, label);
+}
+
+/** Writes `values` into the live ScaledObject (a null removes the field); read-modify-write, idempotent. */
+export async function writeThresholdValues(
+  cluster: ClusterClient,
+  ref: ScaledObjectRef,
+  values: ThresholdValues,
+): Promise<void> {
+  await writeThresholds(cluster, ref, values, 'roll the thresholds back on');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 
 async function writeThresholds(
   cluster: ClusterClient,
@@ -103,10 +129,11 @@ function renderDiff(
   who: string,
   triggers: ScaledObjectTriggers,
   previous: ThresholdValues,
-  next: ThresholdChange['next'],
+  next: ThresholdValues,
+  label = 'calibrated',
 ): string {
   const hunks: string[] = [];
-  const hunk = (kind: ThresholdTriggerKind, fields: Array<[string, string | null, string]>) => {
+  const hunk = (kind: ThresholdTriggerKind, fields: Array<[string, string | null, string | null]>) => {
     const changed = fields.filter(([, before, after]) => before !== after);
     if (changed.length === 0) return;
     const trigger = triggers[kind];
@@ -115,7 +142,7 @@ function renderDiff(
     hunks.push(`@@ spec.triggers[${trigger.index}]${named}: ${label} (${mentions}) @@`);
     for (const [key, before, after] of changed) {
       if (before !== null) hunks.push(`- ${key}: ${JSON.stringify(before)}`);
-      hunks.push(`+ ${key}: ${JSON.stringify(after)}`);
+      if (after !== null) hunks.push(`+ ${key}: ${JSON.stringify(after)}`);
     }
   };
   hunk('queueDepth', [
@@ -124,5 +151,5 @@ function renderDiff(
   ]);
   hunk('p95Latency', [['threshold', previous.p95LatencySeconds, next.p95LatencySeconds]]);
   if (hunks.length === 0) return '';
-  return [`--- ${who} (live)`, `+++ ${who} (calibrated)`, ...hunks].join('\n');
+  return [`--- ${who} (live)`, `+++ ${who} (${label})`, ...hunks].join('\n');
 }

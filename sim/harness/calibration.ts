@@ -8,6 +8,8 @@ import { DynamoDbHistoryStore } from '../../shared/calibration/history/index.js'
 import {
   CALIBRATION_STEPS,
   cleanupEndedExecutionFunction,
+  rollbackFunction,
+  type RollbackResult,
   executionFailure,
   sweepLeases,
   type CalibrationPorts,
@@ -282,5 +284,34 @@ export async function sweepTwinLeases(
   } finally {
     clusters.destroy();
     dynamodb.destroy();
+  }
+}
+
+/**
+ * The rollback Lambda's code against the twin (shared/calibration/workflow/rollback.ts): the twin's target, its API
+ * server and its history table. Throws the rollback's named errors (CalibrationRollbackConflictError, ...).
+ */
+export async function rollbackOnTwin(
+  state: TwinState,
+  options: { execution?: string; dryRun?: boolean; logger?: CalibrationPorts['logger'] } = {},
+): Promise<RollbackResult> {
+  const { ports, close } = twinCalibrationPorts(state, {
+    reportsDir: '/nonexistent',
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+  try {
+    const run = bindStep(rollbackFunction, ports);
+    return (await run({
+      target: {
+        cluster: state.clusterName,
+        region: state.region,
+        namespace: state.namespace,
+        deployment: state.deployment,
+      },
+      ...(options.execution === undefined ? {} : { execution: options.execution }),
+      dryRun: options.dryRun ?? false,
+    })) as RollbackResult;
+  } finally {
+    close();
   }
 }

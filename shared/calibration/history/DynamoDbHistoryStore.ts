@@ -42,6 +42,7 @@ const ATTR = {
   previousThresholds: 'previousThresholds',
   report: 'report',
   reportGzip: 'reportGzip',
+  rollback: 'rollback',
 } as const;
 
 /** Errors DynamoDB (or the network) gives that a later retry can clear. */
@@ -207,6 +208,7 @@ function toItem(record: HistoryRecord): Item {
     [ATTR.podTemplateHash]: record.podTemplateHash,
     [ATTR.thresholds]: JSON.stringify(record.thresholds),
     [ATTR.previousThresholds]: JSON.stringify(record.previousThresholds),
+    ...(record.rollback === undefined ? {} : { [ATTR.rollback]: JSON.stringify(record.rollback) }),
     ...report,
   };
   const gzipped = item[ATTR.reportGzip] as Uint8Array | undefined;
@@ -261,6 +263,9 @@ function fromItem(item: Item): HistoryRecord {
       text(ATTR.previousThresholds),
     ) as HistoryRecord['previousThresholds'],
     podTemplateHash: text(ATTR.podTemplateHash),
+    ...(item[ATTR.rollback] === undefined
+      ? {}
+      : { rollback: json(ATTR.rollback, text(ATTR.rollback)) as NonNullable<HistoryRecord['rollback']> }),
   };
 }
 

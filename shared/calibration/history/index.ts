@@ -2,4 +2,4 @@
 export { DynamoDbHistoryStore } from './DynamoDbHistoryStore.js';
 export { historyTargetKey } from './historyTargetKey.js';
 export { CALIBRATION_HISTORY_TABLE } from './table.js';
-export type { CalibrationHistoryStore, HistoryRecord } from './types.js';
+export type { CalibrationHistoryStore, HistoryRecord, RollbackRecord } from './types.js';

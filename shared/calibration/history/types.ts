@@ -20,6 +20,24 @@ export interface HistoryRecord {
   previousThresholds: ThresholdChange['previous'] | null;
   /** The Deployment's Pod template hash the calibration measured (Provenance.podTemplateHash). */
   podTemplateHash: string;
+  /**
+   * Set on a rollback's record (`vllm-pilot calibrate rollback`): what it undid and restored. Its `report` is the
+   * report of the calibration whose thresholds it restored, or of the one it undid when it restored the values from
+   * before that one; `thresholds` is null then (the live values are not a calibration's).
+   */
+  rollback?: RollbackRecord;
+}
+
+/** What a rollback changed in the ScaledObject. */
+export interface RollbackRecord {
+  /** The execution whose written thresholds were replaced. */
+  undid: string;
+  /** The execution whose thresholds were restored; null: the values from before `undid` wrote its own. */
+  restoredFrom: string | null;
+  /** The ScaledObject's values before the rollback (what `undid` wrote) and after it (null: the field removed). */
+  before: ThresholdChange['previous'];
+  after: ThresholdChange['previous'];
+  diff: string;
 }
 
 /** The history store port; adapters: DynamoDbHistoryStore (AWS and the twin's dynalite). */

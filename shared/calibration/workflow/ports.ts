@@ -16,7 +16,7 @@ export type CalibrationTarget = CalibrationInput['target'];
  */
 export interface CalibrationPorts {
   /** A cluster client for the target (one connection per cluster for the life of the container). */
-  cluster(target: CalibrationTarget): Promise<ClusterClient>;
+  cluster(target: Pick<CalibrationTarget, 'cluster' | 'region'>): Promise<ClusterClient>;
   /** Where the target's metrics are (AMP in AWS, the twin's Prometheus locally). */
   metricsSource(target: CalibrationTarget): MetricsSource;
   reports: ReportStore;
