@@ -82,7 +82,7 @@ describe('Function: renderAlertRules', () => {
 });
 
 describe('Function: registerAlertsCommand', () => {
-  it('adds `alerts rules` and `alerts evaluate` and returns the group', () => {
+  it('adds `alerts rules`, `evaluate`, `silence`, `silences` and `unsilence` and returns the group', () => {
     // Prepare
     const program = new Command('vllm-pilot');
 
@@ -91,7 +91,7 @@ describe('Function: registerAlertsCommand', () => {
 
     // Assess
     expect(alerts.name()).toBe('alerts');
-    expect(alerts.commands.map((c) => c.name())).toEqual(['rules', 'evaluate']);
+    expect(alerts.commands.map((c) => c.name())).toEqual(['rules', 'evaluate', 'silence', 'silences', 'unsilence']);
     expect(alerts.commands[0]?.helpInformation()).toContain('--format <format>');
   });
 });
