@@ -15,3 +15,4 @@ export {
 } from './thresholds.js';
 export { ampTriggerAuthentication } from './triggerAuthenticationManifest.js';
 export { findTriggers } from './triggers.js';
+export { GITOPS_FILES, gitOpsFiles, type GitOpsFiles } from './gitops.js';

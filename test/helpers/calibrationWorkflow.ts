@@ -263,6 +263,25 @@ export function describePathTests(strategy: StrategyName): void {
         expect(latest?.executionName).toBe(name);
       });
 
+      it('writes the change as git files beside the report: the ScaledObject and a kustomize patch', async () => {
+        // Prepare
+        const output = (outcome.status === 'succeeded' ? outcome.output : {}) as {
+          report?: { gitops?: { manifest: string; patch: string; kustomization: string } | null; summary: string };
+          change?: { next: Record<string, string> };
+        };
+
+        // Act
+        const gitops = output.report?.gitops;
+        const patch = await readFile(gitops?.patch ?? '', 'utf8');
+        const kustomization = await readFile(gitops?.kustomization ?? '', 'utf8');
+
+        // Assess
+        expect(patch).toContain(`value: "${output.change?.next.queueDepthPerPod ?? '?'}"`);
+        expect(kustomization).toContain('kind: ScaledObject');
+        expect(await readFile(gitops?.manifest ?? '', 'utf8')).toContain('kind: ScaledObject');
+        expect(output.report?.summary).toContain(`GitOps: ${gitops?.patch ?? '?'}`);
+      });
+
       it('publishes the summary to SNS with event_type and status attributes', () => {
         // Assess
         const published = twin.sns.messages(topicArn).filter((m) => m.attributes.execution?.value === name);

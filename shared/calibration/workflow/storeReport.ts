@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { deploymentPods, KINDS, nodeNameOf } from '../../kube/index.js';
+import { GITOPS_FILES, gitOpsFiles, KEDA_KINDS } from '../../keda/index.js';
+import { deploymentPods, KINDS, nodeNameOf, type ClusterClient } from '../../kube/index.js';
 import { renderChartSvg } from '../chart.js';
 import { historyTargetKey } from '../history/index.js';
 import { buildProvenance } from '../provenance.js';
@@ -25,12 +26,24 @@ const event = z.object({
 /** The report's file names under the execution's prefix. */
 export const REPORT_FILES = { report: 'report.json', chart: 'chart.svg' } as const;
 
+/** Where the git files of a change went. */
+export interface GitOpsLocations {
+  manifest: string;
+  patch: string;
+  kustomization: string;
+}
+
 /** `$.report`: where the report went and its summary (the Notify message). */
 export interface StoredReport {
   reportLocation: string;
   chartLocation: string;
   /** The history's partition key and the record's finishedAt. */
   history: { targetKey: string; finishedAt: string };
+  /**
+   * The thresholds as git files (shared/keda/gitops.ts): the whole ScaledObject and a kustomize patch, with the
+   * kustomization entry that applies it; null when no change was planned (or the ScaledObject is gone).
+   */
+  gitops?: GitOpsLocations | null;
   summary: string;
 }
 
@@ -68,6 +81,7 @@ export async function storeReport(
     'application/json',
   );
   const chart = await ports.reports.put(key(REPORT_FILES.chart), renderChartSvg(report), 'image/svg+xml');
+  const gitops = await storeGitOpsFiles(ports, cluster, change, key);
   const targetKey = historyTargetKey(input.target);
   await ports.history.put({
     targetKey,
@@ -78,13 +92,43 @@ export async function storeReport(
     previousThresholds: change?.previous ?? null,
     podTemplateHash: provenance.podTemplateHash,
   });
-  const summary = [renderSummaryText(report), `Report: ${stored.location}`, `Chart:  ${chart.location}`].join('\n');
+  const summary = [
+    renderSummaryText(report),
+    `Report: ${stored.location}`,
+    `Chart:  ${chart.location}`,
+    ...(gitops === null ? [] : [`GitOps: ${gitops.patch} (kustomize patch; the ScaledObject: ${gitops.manifest})`]),
+  ].join('\n');
   ports.logger.info('report stored', { execution: execution.name, report: stored.location, chart: chart.location });
   return {
     reportLocation: stored.location,
     chartLocation: chart.location,
     history: { targetKey, finishedAt: provenance.finishedAt },
+    gitops,
     summary,
+  };
+}
+
+/**
+ * Writes the change as git files beside the report, for teams that apply cluster changes through their own review:
+ * whether or not the calibration patched the live ScaledObject (scaledObject.apply), the files hold the calibrated
+ * thresholds. Null without a planned change or a ScaledObject.
+ */
+async function storeGitOpsFiles(
+  ports: Pick<Ports, 'reports'>,
+  cluster: ClusterClient,
+  change: ThresholdChange | null,
+  key: (file: string) => string,
+): Promise<GitOpsLocations | null> {
+  if (change === null) return null;
+  const live = await cluster.get({ ...KEDA_KINDS.scaledObject, ...change.scaledObject });
+  if (live === undefined) return null;
+  const files = gitOpsFiles(live, change.next);
+  const put = async (file: string, body: string) =>
+    (await ports.reports.put(key(file), body, 'application/yaml')).location;
+  return {
+    manifest: await put(GITOPS_FILES.manifest, files.manifest),
+    patch: await put(GITOPS_FILES.patch, files.patch),
+    kustomization: await put(GITOPS_FILES.kustomization, files.kustomization),
   };
 }
 
