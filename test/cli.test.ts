@@ -441,7 +441,12 @@ describe('Command: vllm-pilot twin up (with load, metrics read and metrics colle
     const input = join(dir, 'ctrl-c-input.json');
     await writeFile(
       input,
-      JSON.stringify({ warmup: { requests: 5 }, plan: { rates: [5], holdSeconds: 30, restSeconds: 1 } }),
+      // `twin load` above left completions in AMP's recent rates: Deploy would take them for users and refuse.
+      JSON.stringify({
+        deploy: { mode: 'adopt', allowServingTraffic: true },
+        warmup: { requests: 5 },
+        plan: { rates: [5], holdSeconds: 30, restSeconds: 1 },
+      }),
     );
     const calibrate = start(['calibrate', '--state-file', stateFile, '--input', input, '--out', join(dir, 'ctrl-c')]);
     let stderr = '';
