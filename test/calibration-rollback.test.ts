@@ -3,10 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { historyTargetKey } from '../shared/calibration/history/index.js';
-import {
-  CalibrationRollbackConflictError,
-  CalibrationRollbackNotFoundError,
-} from '../shared/calibration/workflow/index.js';
+import { CalibrationRollbackConflictError, CalibrationRollbackNotFoundError } from '../shared/calibration/index.js';
 import { liveThresholdValues, scaledObject, type ThresholdValues } from '../shared/keda/index.js';
 import {
   calibrateOnTwin,

@@ -133,5 +133,21 @@ export class CalibrationTargetBusyError extends CalibrationError {
   }
 }
 
+/** Nothing to roll back, or the execution to restore is not in the history. */
+export class CalibrationRollbackNotFoundError extends CalibrationError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CalibrationRollbackNotFoundError';
+  }
+}
+
+/** The ScaledObject changed since the calibration wrote it: a rollback would overwrite someone's edit. */
+export class CalibrationRollbackConflictError extends CalibrationError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CalibrationRollbackConflictError';
+  }
+}
+
 /** Error names the state machine retries (transient). */
 export const RETRYABLE_ERROR_NAMES = ['CalibrationDependencyUnavailableError'] as const;

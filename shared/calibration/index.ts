@@ -7,6 +7,8 @@ export {
   CalibrationError,
   CalibrationInputInvalidError,
   CalibrationJobFailedError,
+  CalibrationRollbackConflictError,
+  CalibrationRollbackNotFoundError,
   CalibrationTargetNotFoundError,
 } from './errors.js';
 export { calibrationInputSchema, parseCalibrationInput, type CalibrationInput, type CalibrationPlan } from './input.js';

@@ -23,14 +23,7 @@ export { executionFailure } from './outcome.js';
 export { planNextStepStep } from './planNextStep.js';
 export type { BasePorts, CalibrationPorts, CalibrationTarget } from './ports.js';
 export { readinessGateStep } from './readinessGate.js';
-export {
-  CalibrationRollbackConflictError,
-  CalibrationRollbackNotFoundError,
-  rollback,
-  rollbackFunction,
-  type RollbackInput,
-  type RollbackResult,
-} from './rollback.js';
+export { rollback, rollbackFunction, type RollbackInput, type RollbackResult } from './rollback.js';
 export { CALIBRATION_STEPS, type CalibrationStepName } from './registry.js';
 export { startLoadStepStep } from './startLoadStep.js';
 export { startWarmupStep } from './startWarmup.js';

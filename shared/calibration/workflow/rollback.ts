@@ -7,26 +7,10 @@ import {
   writeThresholdValues,
   type ThresholdValues,
 } from '../../keda/index.js';
-import { CalibrationError } from '../errors.js';
+import { CalibrationRollbackConflictError, CalibrationRollbackNotFoundError } from '../errors.js';
 import { historyTargetKey, type HistoryRecord } from '../history/index.js';
 import type { BasePorts, CalibrationPorts } from './ports.js';
 import type { CalibrationFunction } from './step.js';
-
-/** Nothing to roll back, or the execution to restore is not in the history. */
-export class CalibrationRollbackNotFoundError extends CalibrationError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CalibrationRollbackNotFoundError';
-  }
-}
-
-/** The ScaledObject changed since the calibration wrote it: a rollback would overwrite someone's edit. */
-export class CalibrationRollbackConflictError extends CalibrationError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CalibrationRollbackConflictError';
-  }
-}
 
 const matching = (rule: { pattern: RegExp; accepted: string }) =>
   z.string({ error: `is required: ${rule.accepted}` }).regex(rule.pattern, { error: `accepted: ${rule.accepted}` });
