@@ -68,7 +68,7 @@ export interface ReleaseRequest {
   cluster: ClusterClient;
   namespace: string;
   deployment: string;
-  /** The ScaledObject to resume (the lease's, else the input's); resumed only if it exists. */
+  /** The ScaledObject to resume (Deploy's state or the input's; for the sweep the lease's); only if it exists. */
   scaledObject: string | null;
   executionName: string;
   /** The background the execution measured before it began, for the last-calibration record; null: the lease's. */
@@ -81,8 +81,8 @@ export interface ReleaseRequest {
  * Undoes what one execution changed on its target, KEDA first: resumes the ScaledObject (KEDA back in charge, or
  * the user's own pause restored), so the target regains its capacity before anything else; then puts back the
  * replica count Deploy recorded; then deletes the execution's Jobs (with their Pods, so its load stops) and
- * ConfigMaps by the execution label; last removes the mark and the lease. Only what this execution changed is
- * undone: another execution's pause or record is left alone. Idempotent: a second run finds nothing to do. Shared
+ * ConfigMaps by the execution label; then removes the mark and the lease; last, the execution's alert silence. Only
+ * what this execution changed is undone: another execution's pause or record is left alone. Idempotent: a second run finds nothing to do. Shared
  * by the state machine's Cleanup states, the ended-execution rule and the sweep.
  */
 export async function releaseTarget(
