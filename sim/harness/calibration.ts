@@ -254,22 +254,19 @@ export async function sweepTwinLeases(
   state: TwinState,
   options: Pick<TwinCalibrationOptions, 'logger'> & { clock?: CalibrationPorts['clock'] } = {},
 ): Promise<SweepDecision[]> {
-  const clusters = new ClusterConnections({ eksEndpoint: state.aws.eksEndpoint, credentials: TWIN_CREDENTIALS });
-  const dynamodb = new DynamoDBClient({
-    region: state.region,
-    endpoint: state.aws.dynamodbEndpoint,
-    credentials: TWIN_CREDENTIALS,
+  // The calibration's own twin ports (cluster, silences), as the stack's sweep shares the calibration's adapters.
+  const { ports, close } = twinCalibrationPorts(state, {
+    reportsDir: '/nonexistent',
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
   try {
     return await sweepLeases(
       {
-        ...(state.aws.alertSilencesTable === undefined
-          ? {}
-          : { silences: new DynamoDbSilenceStore({ client: dynamodb, tableName: state.aws.alertSilencesTable }) }),
-        cluster: (target) => clusters.get(target.region, target.cluster),
+        cluster: (target) => ports.cluster(target),
+        ...(ports.silences === undefined ? {} : { silences: ports.silences }),
         executions: { status: (arn) => Promise.resolve(localExecutionStatus(arn)) },
         clock: options.clock ?? systemClock,
-        logger: options.logger ?? silentLogger,
+        logger: ports.logger,
       },
       [
         {
@@ -282,8 +279,7 @@ export async function sweepTwinLeases(
       ],
     );
   } finally {
-    clusters.destroy();
-    dynamodb.destroy();
+    close();
   }
 }
 

@@ -77,7 +77,7 @@ export async function rollback(ports: Ports, input: z.output<typeof event>): Pro
   const written = writtenBy(last);
   const ref = written.scaledObject;
 
-  let restoredFrom: string | null = null;
+  let restored: HistoryRecord | null = null;
   let after: ThresholdValues = written.replaced;
   if (input.execution !== undefined) {
     const named = records.find((r) => r.executionName === input.execution && r.rollback === undefined);
@@ -86,7 +86,7 @@ export async function rollback(ports: Ports, input: z.output<typeof event>): Pro
         `execution ${input.execution} is not a calibration of ${targetKey} with thresholds in the history; ` +
           `accepted: one of ${listNames(records.filter((r) => r.rollback === undefined && r.report.change !== null))}`,
       );
-    restoredFrom = named.executionName;
+    restored = named;
     after = named.report.change.next;
   }
 
@@ -104,6 +104,7 @@ export async function rollback(ports: Ports, input: z.output<typeof event>): Pro
           .join('; ') +
         '): nothing rolled back; someone edited it or a GitOps controller reverted it: change it there',
     );
+  const restoredFrom = restored?.executionName ?? null;
   const diff = thresholdValuesDiff(live, after, 'rolled back');
   const result = { targetKey, scaledObject: ref, undid: last.executionName, restoredFrom, before, after, diff };
   if (input.dryRun) return { ...result, applied: false, recorded: null };
@@ -118,7 +119,7 @@ export async function rollback(ports: Ports, input: z.output<typeof event>): Pro
     finishedAt,
     executionName: recorded,
     report: source.report,
-    thresholds: restoredFrom === null ? null : source.thresholds,
+    thresholds: restored === null ? null : restored.thresholds,
     previousThresholds: before,
     podTemplateHash: source.podTemplateHash,
     rollback: { undid: last.executionName, restoredFrom, before, after, diff },
