@@ -170,6 +170,40 @@ describe('Function: loadProfile', () => {
     expect(error.message).toContain(text);
   });
 
+  it('takes the GPU NodePool limit from a file that extends a built-in, which has none', async () => {
+    // Prepare
+    const file = await writeProfile('gpu-limit.yaml', 'extends: demo\nkarpenter:\n  gpuLimit: 3\n');
+
+    // Act
+    const profile = await loadProfile(file);
+
+    // Assess
+    expect(profile.karpenter).toEqual({ gpuLimit: 3 });
+    for (const name of BUILT_IN_PROFILES) expect((await loadProfile(name)).karpenter).toBeUndefined();
+  });
+
+  it.each([
+    { case: 'a limit of 0', yaml: 'karpenter:\n  gpuLimit: 0\n', text: 'karpenter.gpuLimit: ' },
+    { case: 'a fractional limit', yaml: 'karpenter:\n  gpuLimit: 2.5\n', text: 'karpenter.gpuLimit: ' },
+    // demo starts 2 replicas, and `twin up` waits for both.
+    {
+      case: 'a limit below the replicas',
+      yaml: 'karpenter:\n  gpuLimit: 1\n',
+      text: 'karpenter.gpuLimit: must be at least replicas (2)',
+    },
+    { case: 'an unknown karpenter key', yaml: 'karpenter:\n  gpus: 2\n', text: 'karpenter: unknown key "gpus"' },
+  ])('rejects $case, naming the field', async ({ yaml, text }) => {
+    // Prepare
+    const file = await writeProfile('bad-karpenter.yaml', `extends: demo\n${yaml}`);
+
+    // Act
+    const error = await failure(file);
+
+    // Assess
+    expect(error).toBeInstanceOf(ProfileInvalidError);
+    expect(error.message).toContain(text);
+  });
+
   it('requires every field when the file extends nothing', async () => {
     // Prepare
     const file = await writeProfile('partial.yaml', 'name: partial\nreplicas: 1\n');

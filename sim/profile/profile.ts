@@ -10,7 +10,7 @@ const positiveInt = z.number().int().positive();
 export const VLLM_VERSIONS = ['0.9', '0.11', 'latest'] as const;
 export type VllmVersion = (typeof VLLM_VERSIONS)[number];
 
-export const profileSchema = z.strictObject({
+const profileFields = z.strictObject({
   /** Profile name, shown in the state file and the demo. */
   name: z.string().min(1),
   /** `--served-model-name`: the `model_name` label and the `model` field of completions. */
@@ -98,6 +98,23 @@ export const profileSchema = z.strictObject({
       pollingIntervalSeconds: positive.max(300),
     })
     .default({ installed: true, pollingIntervalSeconds: 30 }),
+  /**
+   * The guide's Karpenter NodePool `gpu-inf`. `gpuLimit` is its `limits: nvidia.com/gpu`: each g6e.4xlarge node has
+   * one GPU, so it is the most GPU nodes at once; a vLLM Pod beyond it stays Pending (Unschedulable) until a GPU node
+   * goes away. Absent: no limit, every vLLM Pod gets a node at once (kinder than AWS, where capacity can run short).
+   */
+  karpenter: z.strictObject({ gpuLimit: positiveInt.optional() }).optional(),
+});
+
+export const profileSchema = profileFields.superRefine((profile, ctx) => {
+  const gpuLimit = profile.karpenter?.gpuLimit;
+  // `twin up` waits for every replica to be Ready: a limit below them would only surface as a start-up timeout.
+  if (gpuLimit !== undefined && gpuLimit < profile.replicas)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['karpenter', 'gpuLimit'],
+      message: `must be at least replicas (${profile.replicas}): the twin starts that many vLLM Pods, one GPU node each, and waits for all of them`,
+    });
 });
 
 export type Profile = z.infer<typeof profileSchema>;

@@ -23,7 +23,9 @@ import {
   POD_PHASES,
   type PodRunState,
   podStatus,
+  unschedulablePodStatus,
 } from './podStatus.js';
+import { gpuUnschedulableMessage } from './scheduling.js';
 import type { Controller, ControllerContext, RunningReplica } from './types.js';
 import { isVllmContainer, vllmOverridesFromContainer } from './vllmArgs.js';
 import { vllmCrashLines, vllmReadyLines, vllmStartLines, vllmVersionOf } from './vllmLog.js';
@@ -69,6 +71,16 @@ interface PodHandle {
   k6ApiUrl?: string;
 }
 
+/** A vLLM Pod held back by the GPU NodePool's limit: Pending and unbound, tried again on every resync. */
+interface WaitingPod {
+  uid: string;
+  creationTimestamp: string;
+  /** When the kubelet first saw it, to order Pods created in the same second. */
+  seen: number;
+  /** FailedScheduling is recorded, and Karpenter's refusal logged, once per Pod rather than every resync. */
+  reported: boolean;
+}
+
 export interface PodRuntimeOptions {
   ctx: ControllerContext;
   events: EventRecorder;
@@ -78,11 +90,13 @@ export interface PodRuntimeOptions {
 }
 
 /**
- * The twin's kubelet (and Karpenter): runs what each Pod's containers describe and writes Pod status.
+ * The twin's kubelet (and Karpenter and the scheduler): runs what each Pod's containers describe and writes Pod status.
  * - A container whose image names `vllm` gets a GPU node of its own (a Node object like Karpenter's g6e.4xlarge),
  *   a node agent (dcgm-exporter + cAdvisor) and a vLLM replica configured by the container's args; it is Ready once
  *   the model is loaded and `/health` answers 200. Bad args crash the container (CrashLoopBackOff, with the error in
- *   the log). Deleting the Pod stops the replica and the node agent and terminates the node.
+ *   the log). Deleting the Pod stops the replica and the node agent and terminates the node. With the profile's
+ *   `karpenter.gpuLimit`, a Pod that would take the GPU nodes beyond it stays Pending and unbound (PodScheduled False,
+ *   Unschedulable) until a GPU node goes away; the Pods waiting longest get the freed GPUs first.
  * - A container whose image is `grafana/k6` runs the k6 emulation (sim/kube/k6) and ends Succeeded or Failed.
  * - Any other container just runs (Ready at once), or completes at once when the Pod does not restart
  *   (restartPolicy Never / OnFailure: Job Pods).
@@ -91,6 +105,8 @@ export interface PodRuntimeOptions {
 export class PodRuntime implements Controller {
   readonly #handles = new Map<string, PodHandle>();
   readonly #agents = new Map<string, NodeAgent>();
+  readonly #waiting = new Map<string, WaitingPod>();
+  #seen = 0;
   readonly #options: PodRuntimeOptions;
   readonly #loop: ControllerLoop;
   readonly #unwatchNodes: () => void;
@@ -101,7 +117,10 @@ export class PodRuntime implements Controller {
     const { ctx } = options;
     this.#ensureSystemNode();
     this.#unwatchNodes = ctx.store.watch('Node', (event) => {
-      if (event.type === 'DELETED') this.#collectPodsOf(event.object.metadata.name);
+      if (event.type !== 'DELETED') return;
+      this.#collectPodsOf(event.object.metadata.name);
+      // One GPU node fewer: the NodePool's limit may let a waiting Pod through now rather than at the next resync.
+      for (const key of this.#waiting.keys()) this.#loop.queue.add(key);
     });
     this.#loop = startControllerLoop({
       name: 'kubelet',
@@ -150,6 +169,7 @@ export class PodRuntime implements Controller {
     for (const handle of [...this.#handles.values()]) await this.#teardown(handle, { keepObjects: true });
     for (const agent of this.#agents.values()) await agent.stop();
     this.#agents.clear();
+    this.#waiting.clear();
   }
 
   async #reconcile(key: string): Promise<void> {
@@ -161,10 +181,19 @@ export class PodRuntime implements Controller {
       await this.#teardown(handle, { keepObjects: false });
       handle = undefined;
     }
+    const waiting = this.#waiting.get(key);
+    if (waiting && waiting.uid !== pod?.metadata.uid) this.#waiting.delete(key);
     if (!pod || this.#stopping) return;
     if (!handle) {
       if (isPodTerminal(pod)) return;
-      handle = await this.#start(pod);
+      const nodeName = containersOf(pod).some(isVllmContainer)
+        ? this.#provisionGpuNode(pod)
+        : this.#placeOnExistingNode(pod);
+      if (nodeName === undefined) {
+        this.#keepPending(key);
+        return;
+      }
+      handle = await this.#start(pod, nodeName);
       this.#handles.set(key, handle);
     } else if (handle.vllm?.retryDue) {
       handle.vllm.retryDue = false;
@@ -173,12 +202,11 @@ export class PodRuntime implements Controller {
     this.#writeStatus(handle);
   }
 
-  async #start(pod: KubeObject): Promise<PodHandle> {
+  async #start(pod: KubeObject, nodeName: string): Promise<PodHandle> {
     const containers = containersOf(pod);
     const vllmIndex = containers.findIndex(isVllmContainer);
     const k6Index = containers.findIndex((c) => /(^|\/)grafana\/k6([:@]|$)/.test(c.image ?? ''));
     const nowIso = kubeTime(this.#options.ctx.clock.now());
-    const nodeName = vllmIndex >= 0 ? this.#provisionGpuNode(pod) : this.#placeOnExistingNode(pod);
     this.#bind(pod, nodeName);
     const handle: PodHandle = {
       uid: pod.metadata.uid as string,
@@ -246,11 +274,16 @@ export class PodRuntime implements Controller {
     };
   }
 
-  /** Karpenter: a vLLM Pod (it asks for a GPU) gets a fresh GPU node, unless it is already bound to one. */
-  #provisionGpuNode(pod: KubeObject): string {
+  /**
+   * Karpenter: a vLLM Pod (it asks for a GPU) gets a fresh GPU node, unless it is already bound to one; undefined
+   * when the NodePool's GPU limit leaves no room for it (yet).
+   */
+  #provisionGpuNode(pod: KubeObject): string | undefined {
     const { store, region, profile } = this.#options.ctx;
     const bound = field<string>(pod, 'spec', 'nodeName');
     if (bound && store.get('Node', undefined, bound)) return bound;
+    if (!this.#gpuWithinLimit(pod)) return undefined;
+    this.#waiting.delete(keyOf(pod.metadata));
     const name = newGpuNodeName(region, (n) => store.get('Node', undefined, n) !== undefined);
     const node = store.create(gpuNode(name, region, profile));
     this.#options.ctx.log(
@@ -264,6 +297,76 @@ export class PodRuntime implements Controller {
       'karpenter',
     );
     return name;
+  }
+
+  /**
+   * Whether one more GPU node stays within the NodePool's `limits: nvidia.com/gpu` (one GPU per node), the GPUs left
+   * going to the Pods waiting longest: by creationTimestamp, then by when the kubelet first saw them.
+   */
+  #gpuWithinLimit(pod: KubeObject): boolean {
+    const { store, profile } = this.#options.ctx;
+    const limit = profile.karpenter?.gpuLimit;
+    if (limit === undefined) return true;
+    const key = keyOf(pod.metadata);
+    if (!this.#waiting.has(key))
+      this.#waiting.set(key, {
+        uid: pod.metadata.uid as string,
+        creationTimestamp: pod.metadata.creationTimestamp ?? '',
+        seen: this.#seen++,
+        reported: false,
+      });
+    const free = limit - this.#gpuNodes().length;
+    const queue = [...this.#waiting]
+      .filter(([k, w]) => {
+        const { namespace, name } = splitKey(k);
+        return store.get('Pod', namespace, name)?.metadata.uid === w.uid;
+      })
+      .sort(([, a], [, b]) => a.creationTimestamp.localeCompare(b.creationTimestamp) || a.seen - b.seen)
+      .map(([k]) => k);
+    return queue.indexOf(key) < free;
+  }
+
+  #gpuNodes(): KubeObject[] {
+    return this.#options.ctx.store.list('Node', {
+      selector: { matchLabels: { 'karpenter.sh/nodepool': NODE_FACTS.gpuNodePool } },
+    });
+  }
+
+  /**
+   * A vLLM Pod the NodePool's limit holds back stays Pending and unbound, with the scheduler's verdict in its status;
+   * the first time, the scheduler's FailedScheduling event and Karpenter's refusal in the log.
+   */
+  #keepPending(key: string): void {
+    const { ctx, events } = this.#options;
+    const { namespace, name } = splitKey(key);
+    const pod = ctx.store.get('Pod', namespace, name);
+    const waiting = this.#waiting.get(key);
+    if (!pod || !waiting) return;
+    const message = this.#unschedulableMessage(pod);
+    ctx.store.update(
+      { ...pod, status: unschedulablePodStatus(pod, message, kubeTime(ctx.clock.now())) },
+      { subresource: 'status' },
+    );
+    if (waiting.reported) return;
+    waiting.reported = true;
+    ctx.log(
+      `karpenter: could not schedule pod ${key}: all available instance types exceed limits for nodepool "${NODE_FACTS.gpuNodePool}" (limits nvidia.com/gpu: ${ctx.profile.karpenter?.gpuLimit}; ${this.#gpuNodes().length} GPU node(s) up)`,
+    );
+    events.record(pod, EVENT_TYPES.warning, 'FailedScheduling', message, 'default-scheduler');
+  }
+
+  /** Why the scheduler finds no node for a vLLM Pod: every node's GPU is taken, or it has none. */
+  #unschedulableMessage(pod: KubeObject): string {
+    const { store } = this.#options.ctx;
+    const gpuPods = store.list('Pod').filter((p) => !isPodTerminal(p) && containersOf(p).some(isVllmContainer));
+    const nodes = store.list('Node').map((node) => {
+      const gpusInUse = gpuPods.filter((p) => field(p, 'spec', 'nodeName') === node.metadata.name).length;
+      // A GPU node whose Pod is gone is about to be terminated; Karpenter taints such a node first.
+      const terminating = gpusInUse === 0 && node.metadata.labels?.['karpenter.sh/nodepool'] === NODE_FACTS.gpuNodePool;
+      const taints = [...(field<unknown[]>(node, 'spec', 'taints') ?? []), NODE_FACTS.disruptedTaint];
+      return { node: terminating ? { ...node, spec: { ...(node.spec as object), taints } } : node, gpusInUse };
+    });
+    return gpuUnschedulableMessage(pod.spec, nodes);
   }
 
   /** Pods without a GPU run on the node they are bound to (DaemonSet Pods), else on the system node. */

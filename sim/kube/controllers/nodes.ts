@@ -11,6 +11,8 @@ export const NODE_FACTS = {
   /** One NVIDIA L40S, 16 vCPU, 128 GiB: the guide's GPU node. */
   gpuInstanceType: 'g6e.4xlarge',
   gpuNodePool: 'gpu-inf',
+  /** The taint Karpenter puts on a node it is about to terminate, so nothing new is scheduled there. */
+  disruptedTaint: { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' },
   /** The managed node group that runs the add-ons and the k6 Jobs. */
   systemInstanceType: 'm5.xlarge',
   systemNodeGroup: 'system',

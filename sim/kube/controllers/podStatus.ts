@@ -103,6 +103,19 @@ export function podStatus(pod: KubeObject, run: PodRunState, nowIso: string): Re
   };
 }
 
+/**
+ * Pod.status of a Pod the scheduler could not place: Pending, PodScheduled False (Unschedulable) with the scheduler's
+ * message, and nothing the kubelet writes (no node, no IPs, no start time, no container statuses).
+ */
+export function unschedulablePodStatus(pod: KubeObject, message: string, nowIso: string): Record<string, unknown> {
+  const conditions = setCondition(
+    field<Condition[]>(pod, 'status', 'conditions'),
+    { type: 'PodScheduled', status: 'False', lastProbeTime: null, reason: 'Unschedulable', message },
+    nowIso,
+  );
+  return { phase: POD_PHASES.pending, conditions, qosClass: qosClassOf(pod) };
+}
+
 function containerStatus(pod: KubeObject, run: ContainerRun): Record<string, unknown> {
   const current = run.current;
   return {

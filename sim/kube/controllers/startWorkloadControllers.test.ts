@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import { K6_SUMMARY_MARKER, type K6Summary, k6SummarySchema } from '../../../shared/kube/index.js';
+import { K6_SUMMARY_MARKER, type K6Summary, k6SummarySchema, rolloutStatus } from '../../../shared/kube/index.js';
 import type { KubeObject } from '../types.js';
 import { isPodReady } from './podStatus.js';
 import {
@@ -56,6 +56,28 @@ function scale(w: TestWorld, replicas: number): void {
 
 function conditionOf(status: Record<string, unknown>, type: string): Record<string, unknown> | undefined {
   return (status['conditions'] as Array<Record<string, unknown>> | undefined)?.find((c) => c['type'] === type);
+}
+
+/** The Pods of `app` the scheduler could not place (PodScheduled False). */
+function unschedulablePods(w: TestWorld, app: string): KubeObject[] {
+  return podsOf(w.store, app).filter(
+    (p) => conditionOf((p.status ?? {}) as Record<string, unknown>, 'PodScheduled')?.['status'] === 'False',
+  );
+}
+
+/** `type reason (component): message` of every event about a Pod (in no particular order). */
+function podEvents(w: TestWorld, pod: string): string[] {
+  return w.store
+    .list('Event')
+    .filter((e) => (e['involvedObject'] as { name: string }).name === pod)
+    .map((e) => {
+      const component = (e['source'] as { component: string }).component;
+      return `${e['type'] as string} ${e['reason'] as string} (${component}): ${e['message'] as string}`;
+    });
+}
+
+function rolloutDone(w: TestWorld, deployment: string): boolean {
+  return rolloutStatus(w.store.get('Deployment', 'default', deployment) as KubeObject).done;
 }
 
 async function post(url: string, body: unknown): Promise<{ status: number; text: string }> {
@@ -249,6 +271,115 @@ describe('Function: startWorkloadControllers', () => {
         unavailableReplicas: 1,
       });
       expect(conditionOf(statusOf(w.store, 'Deployment', APP), 'Available')).toMatchObject({ status: 'False' });
+    });
+  });
+
+  describe("Karpenter's GPU limit", () => {
+    // The guide's NodePool with `limits: nvidia.com/gpu: 2`: two g6e.4xlarge nodes (one GPU each) at most.
+    const OTHER = 'chat';
+    const UNSCHEDULABLE =
+      '0/3 nodes are available: 3 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: ' +
+      '1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.';
+
+    async function startAtLimit(): Promise<{ w: TestWorld; waiting: KubeObject }> {
+      world = await startTestWorld({ karpenter: { gpuLimit: 2 } });
+      const w = world;
+      w.store.create(vllmDeployment(APP, 3));
+      const [waiting] = await waitFor(
+        '2 Ready Pods and 1 Unschedulable',
+        () => readyPods(w).length === 2 && unschedulablePods(w, APP).length === 1 && unschedulablePods(w, APP),
+      );
+      return { w, waiting: waiting as KubeObject };
+    }
+
+    it('keeps the Pod beyond the limit Pending and unbound, says why once, and the rollout unfinished', async () => {
+      // Prepare
+      const { w, waiting } = await startAtLimit();
+
+      // Act: a few resyncs (every 500 ms) retry the waiting Pod.
+      await new Promise((done) => setTimeout(done, 2_000));
+
+      // Assess
+      const pod = w.store.get('Pod', 'default', waiting.metadata.name) as KubeObject;
+      expect(gpuNodes(w)).toHaveLength(2);
+      expect((pod.spec as { nodeName?: string }).nodeName).toBeUndefined();
+      expect(pod.status).toEqual({
+        phase: 'Pending',
+        conditions: [
+          {
+            type: 'PodScheduled',
+            status: 'False',
+            reason: 'Unschedulable',
+            message: UNSCHEDULABLE,
+            lastProbeTime: null,
+            lastTransitionTime: expect.any(String),
+          },
+        ],
+        qosClass: expect.any(String),
+      });
+      expect(podEvents(w, pod.metadata.name)).toEqual([
+        `Warning FailedScheduling (default-scheduler): ${UNSCHEDULABLE}`,
+      ]);
+      expect(w.lines.filter((line) => line.startsWith('karpenter: could not schedule'))).toEqual([
+        `karpenter: could not schedule pod default/${pod.metadata.name}: all available instance types exceed limits for nodepool "gpu-inf" (limits nvidia.com/gpu: 2; 2 GPU node(s) up)`,
+      ]);
+      expect(w.workloads.replicas()).toHaveLength(2);
+      expect(statusOf(w.store, 'Deployment', APP)).toMatchObject({ replicas: 3, availableReplicas: 2 });
+      expect(rolloutStatus(w.store.get('Deployment', 'default', APP) as KubeObject)).toMatchObject({
+        done: false,
+        reason: '2 of 3 updated replicas available',
+      });
+    });
+
+    it('gives a freed GPU to the Pod waiting longest, and lets a Pending Pod be deleted cleanly', async () => {
+      // Prepare: Deployment A's third Pod waits; then a Pod of Deployment B, then A's replacement, queue behind it.
+      const { w, waiting } = await startAtLimit();
+      w.store.create(vllmDeployment(OTHER, 1));
+      await waitFor(`${OTHER}'s Pod Unschedulable`, () => unschedulablePods(w, OTHER).length === 1);
+      const running = readyPods(w)[0] as KubeObject;
+
+      // Act: a running Pod of A goes, and its GPU node with it.
+      w.store.delete('Pod', 'default', running.metadata.name);
+      const scheduled = await waitFor(`${waiting.metadata.name} Ready`, () => {
+        const pod = w.store.get('Pod', 'default', waiting.metadata.name);
+        return pod && isPodReady(pod) ? pod : undefined;
+      });
+
+      // Assess: A's waiting Pod got the GPU, not B's nor A's replacement (created later).
+      const nodeName = (scheduled.spec as { nodeName: string }).nodeName;
+      expect(gpuNodes(w).map((n) => n.metadata.name)).toContain(nodeName);
+      expect(gpuNodes(w)).toHaveLength(2);
+      expect(conditionOf(scheduled.status as Record<string, unknown>, 'PodScheduled')).toEqual({
+        type: 'PodScheduled',
+        status: 'True',
+        lastProbeTime: null,
+        lastTransitionTime: expect.any(String),
+      });
+      const events = podEvents(w, waiting.metadata.name);
+      expect(events.filter((e) => e.includes('(default-scheduler)')).sort()).toEqual([
+        `Normal Scheduled (default-scheduler): Successfully assigned default/${waiting.metadata.name} to ${nodeName}`,
+        `Warning FailedScheduling (default-scheduler): ${UNSCHEDULABLE}`,
+      ]);
+      const replacement = await waitFor("A's replacement Unschedulable", () => unschedulablePods(w, APP)[0]);
+      expect(unschedulablePods(w, OTHER)).toHaveLength(1);
+
+      // Act: A scales to 2, which deletes its Pending replacement first (an unscheduled Pod goes first).
+      scale(w, 2);
+      await waitFor('A rolled out at 2', () => podsOf(w.store, APP).length === 2 && rolloutDone(w, APP));
+
+      // Assess
+      expect(w.store.get('Pod', 'default', replacement.metadata.name)).toBeUndefined();
+      expect(w.workloads.podEndpoint('default', replacement.metadata.name)).toBeUndefined();
+      expect(unschedulablePods(w, OTHER)).toHaveLength(1);
+
+      // Act: A scales to 1; the GPU it frees goes to B's Pod.
+      scale(w, 1);
+      await waitFor(`${OTHER} rolled out`, () => rolloutDone(w, OTHER) && podsOf(w.store, APP).length === 1);
+
+      // Assess
+      expect(gpuNodes(w)).toHaveLength(2);
+      expect(w.workloads.replicas()).toHaveLength(2);
+      expect(w.lines.filter((line) => line.includes('reconcile failed'))).toEqual([]);
     });
   });
 

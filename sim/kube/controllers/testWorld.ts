@@ -27,10 +27,14 @@ export interface TestWorld {
 
 export const TEST_MODEL = 'mistralai/Ministral-3-8B-Instruct-2512';
 
-/** Starts a store and the controllers; `modelLoadSeconds` defaults to 0.3 s so Pods get Ready quickly. */
+/**
+ * Starts a store and the controllers; `modelLoadSeconds` defaults to 0.3 s so Pods get Ready quickly; `karpenter`
+ * sets the profile's GPU NodePool limit (none by default, as in the built-in profiles).
+ */
 export async function startTestWorld(
   options: {
     modelLoadSeconds?: number;
+    karpenter?: Profile['karpenter'];
     prometheus?: ScrapeTargetSink;
     namespaces?: string[];
     externalServices?: ExternalService[];
@@ -40,6 +44,7 @@ export async function startTestWorld(
   const profile: Profile = {
     ...base,
     startup: { ...base.startup, modelLoadSeconds: options.modelLoadSeconds ?? 0.3 },
+    ...(options.karpenter ? { karpenter: options.karpenter } : {}),
   };
   const store = new MemoryObjectStore();
   for (const name of options.namespaces ?? ['default', 'gpu-operator', 'monitoring'])
