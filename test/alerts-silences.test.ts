@@ -82,6 +82,8 @@ describe('Alerts: muted while a calibration holds the target, and by a silence u
       // Act: one scheduled evaluation while the load step runs, then stop the run; one evaluation after it ended.
       const calibration = await startTwinCalibration(twin.state, {
         input: {
+          // adopt: the target itself is saturated, so its alerts are muted (a shadow copy's never reach them).
+          deploy: { mode: 'adopt' },
           testReplicas: twin.state.replicas.length,
           request: { promptTokens: DEMO_SHAPE.promptTokens, maxTokens: DEMO_SHAPE.maxTokens },
           warmup: { requests: 5 },

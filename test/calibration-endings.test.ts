@@ -80,6 +80,8 @@ function input(): Record<string, unknown> {
       model: twin.profile.model,
       ampWorkspaceUrl: twin.prometheus.url,
     },
+    // adopt: the mode that pauses KEDA and scales the target, whose every change an ending must undo.
+    deploy: { mode: 'adopt' },
     testReplicas: 1,
     request: { promptTokens: DEMO_SHAPE.promptTokens, maxTokens: DEMO_SHAPE.maxTokens },
     warmup: { requests: 10 },

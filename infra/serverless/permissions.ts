@@ -204,7 +204,7 @@ export const FUNCTION_CAPABILITIES = {
 export const CALIBRATION_CAPABILITIES: Record<CalibrationStepName, readonly CapabilityName[]> = {
   validateInput: [],
   deploy: ['eksDescribeCluster', 'ampQuery', 'silencesPut'],
-  checkRollout: ['eksDescribeCluster'],
+  checkRollout: ['eksDescribeCluster', 'ampQuery'],
   startWarmup: ['eksDescribeCluster'],
   checkJob: ['eksDescribeCluster'],
   readinessGate: ['eksDescribeCluster', 'ampQuery'],

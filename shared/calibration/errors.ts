@@ -133,6 +133,25 @@ export class CalibrationTargetBusyError extends CalibrationError {
   }
 }
 
+/**
+ * deploy.mode shadow: the copy's Pod found no node with a free GPU within rollout.timeoutSeconds (the scheduler's
+ * message says why). Production was not touched; the cleanup removes the copy.
+ */
+export class CalibrationShadowNoGpuError extends CalibrationError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CalibrationShadowNoGpuError';
+  }
+}
+
+/** deploy.mode shadow: a production Service would select the copy's Pods, so users would reach its saturation. */
+export class CalibrationShadowExposedError extends CalibrationError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CalibrationShadowExposedError';
+  }
+}
+
 /** Nothing to roll back, or the execution to restore is not in the history. */
 export class CalibrationRollbackNotFoundError extends CalibrationError {
   constructor(message: string) {

@@ -11,6 +11,10 @@ import { STRATEGY_NAMES, type StrategyName } from './strategyNames.js';
 /** The one-sided confidences of the early-ending slope test (the columns of its t table). */
 export const EARLY_STOP_CONFIDENCES = [0.9, 0.95, 0.99] as const;
 
+/** deploy.mode's values (input.ts `deploy`). */
+export const DEPLOY_MODES = ['shadow', 'adopt', 'apply'] as const;
+export type DeployMode = (typeof DEPLOY_MODES)[number];
+
 /** The AWS guide's plan: 10, 20, ... 70 requests/s. */
 export const GUIDE_RATES = [10, 20, 30, 40, 50, 60, 70] as const;
 
@@ -43,32 +47,43 @@ export const calibrationInputSchema = z.strictObject({
     clusterLabel: rule(TARGET_NAME_RULES.prometheusLabel).optional(),
   }),
   /**
-   * `adopt`: calibrate the Deployment that runs now (default). `apply`: apply the product's vLLM Deployment, Service
-   * and ServiceMonitor first (shared/kube/manifests).
+   * Where the load goes (docs/adr/0017-shadow-calibration-by-default.md). `shadow` (default): a copy of the live
+   * Deployment (same Pod template, labels of its own, its own Service and ServiceMonitor) that no production Service
+   * selects, removed at the cleanup; it needs a free GPU. `adopt`: the Deployment that runs now, KEDA paused and
+   * scaled to testReplicas meanwhile. `apply`: apply the product's vLLM Deployment, Service and ServiceMonitor first
+   * (shared/kube/manifests), then as adopt.
    */
   deploy: z
-    .discriminatedUnion('mode', [
-      z.strictObject({
-        mode: z.literal('adopt'),
-        /**
-         * Calibrate the live Deployment although it serves users (Deploy measures their traffic in AMP first): they
-         * share the saturated test replica meanwhile. Default false: such a target is refused.
-         */
-        allowServingTraffic: z
-          .boolean({ error: 'must be true or false (calibrate a target that serves users)' })
-          .default(false),
-      }),
-      z.strictObject({
-        mode: z.literal('apply'),
-        image: z.string().min(1).optional(),
-        /** vLLM's `--model` (an s3:// path or a Hugging Face id); default: target.model. */
-        modelSource: z.string().min(1).optional(),
-        maxModelLen: count('max_model_len in tokens'),
-        gpuMemoryUtilization: z.number().gt(0).max(1).optional(),
-        maxNumSeqs: count('max_num_seqs').optional(),
-      }),
-    ])
-    .default({ mode: 'adopt', allowServingTraffic: false }),
+    .discriminatedUnion(
+      'mode',
+      [
+        z.strictObject({ mode: z.literal('shadow') }),
+        z.strictObject({
+          mode: z.literal('adopt'),
+          /**
+           * Calibrate the live Deployment although it serves users (Deploy measures their traffic in AMP first): they
+           * share the saturated test replica meanwhile. Default false: such a target is refused.
+           */
+          allowServingTraffic: z
+            .boolean({ error: 'must be true or false (calibrate a target that serves users)' })
+            .default(false),
+        }),
+        z.strictObject({
+          mode: z.literal('apply'),
+          image: z.string().min(1).optional(),
+          /** vLLM's `--model` (an s3:// path or a Hugging Face id); default: target.model. */
+          modelSource: z.string().min(1).optional(),
+          maxModelLen: count('max_model_len in tokens'),
+          gpuMemoryUtilization: z.number().gt(0).max(1).optional(),
+          maxNumSeqs: count('max_num_seqs').optional(),
+        }),
+      ],
+      {
+        error: (issue) =>
+          issue.code === 'invalid_union' ? `is not a mode; accepted: ${DEPLOY_MODES.join(', ')}` : undefined,
+      },
+    )
+    .default({ mode: 'shadow' }),
   /** Replicas during the test: the guide measures one replica (KEDA is paused at this count meanwhile). */
   testReplicas: count('replicas during the test').default(1),
   /** The request shape of every load request (the guide: a prompt of about 35 tokens, max_tokens 100). */

@@ -66,7 +66,7 @@ export async function measureStep(
   const target = calibrationTarget(input);
   const windowSeconds = (window.endMs - window.startMs) / 1000;
   const queries = stepQueries(target, windowSeconds);
-  const where = `${input.target.namespace}/${input.target.deployment} (model ${JSON.stringify(input.target.model)})`;
+  const where = `${target.namespace}/${target.deployment} (model ${JSON.stringify(input.target.model)})`;
   const span = `${new Date(window.startMs).toISOString()} to ${new Date(window.endMs).toISOString()}`;
 
   const instantKeys = [

@@ -65,6 +65,8 @@ export interface ProvenanceParams {
   strategy: string;
   /** A Node the measured Pod ran on: its labels name the GPU when the Pod template does not. */
   node?: KubeObject;
+  /** deploy.mode shadow: the copy the load went to (`deployment` is then the production one it copies). */
+  measuredOn?: string;
 }
 
 /** Builds the provenance of a calibration from the run and the live Deployment. */
@@ -96,6 +98,7 @@ export function buildProvenance(params: ProvenanceParams): Provenance {
     podTemplateHash: podTemplateHash(template),
     strategy: params.strategy,
     requestShape: { promptTokens: input.request.promptTokens, maxTokens: input.request.maxTokens },
+    ...(params.measuredOn === undefined ? {} : { measuredOn: params.measuredOn }),
   };
 }
 

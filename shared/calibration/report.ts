@@ -26,6 +26,8 @@ export function renderSummaryText(report: CalibrationReport): string {
   const { provenance: p, analysis: a } = report;
   const lines: string[] = [];
   lines.push(`Calibration of ${p.namespace}/${p.deployment} (model ${p.model}) in cluster ${p.cluster}`);
+  if (p.measuredOn !== undefined)
+    lines.push(`Measured on its shadow copy ${p.measuredOn} (same Pod template; users stayed on ${p.deployment})`);
   lines.push(`  run ${p.executionName} (${p.executionId}), ${p.startedAt} to ${p.finishedAt}, strategy ${p.strategy}`);
   lines.push(`  image ${p.image || '(unknown)'}, GPU ${p.gpu ?? '(unknown)'}, Pod template ${p.podTemplateHash}`);
   lines.push(

@@ -17,6 +17,7 @@ import {
 } from '../metrics/index.js';
 import type { Target } from '../config/index.js';
 import type { CalibrationInput } from './input.js';
+import { measuredDeployment } from './workflow/shadow.js';
 
 /** The queries of one step, evaluated at the end of its hold window (the queue one as a range over the window). */
 export interface StepQueries {
@@ -49,9 +50,13 @@ export interface StepQueries {
   meanLifetime: string;
 }
 
-/** The `Target` the metrics module builds matchers from, taken from a calibration input. */
+/**
+ * The `Target` the metrics module builds matchers from, taken from a calibration input: the Deployment the load goes
+ * to (its shadow copy in deploy.mode shadow, whose Pods the target's own matcher never selects).
+ */
 export function calibrationTarget(input: CalibrationInput): Target {
-  const { cluster, namespace, deployment, model, clusterLabel } = input.target;
+  const { cluster, namespace, model, clusterLabel } = input.target;
+  const deployment = measuredDeployment(input);
   return {
     name: `${namespace}/${deployment}`,
     cluster,

@@ -199,6 +199,8 @@ export interface Provenance {
   podTemplateHash: string;
   strategy: string;
   requestShape: { promptTokens: number; maxTokens: number };
+  /** deploy.mode shadow: the copy of `deployment` the load went to (same Pod template); absent when it was itself. */
+  measuredOn?: string;
 }
 
 /** The previous and new trigger thresholds of the ScaledObject (for the diff and for rollback). */

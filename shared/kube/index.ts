@@ -40,6 +40,12 @@ export {
   type ObjectRef,
   type PodProxyRef,
 } from './types.js';
+export {
+  monitorSelects,
+  monitorWatchesNamespace,
+  serviceMonitorsSelecting,
+  type ServiceMonitorSpec,
+} from './serviceMonitors.js';
 export { updateWithRetry } from './updateWithRetry.js';
 export {
   containerStartMs,
@@ -47,6 +53,7 @@ export {
   nodeNameOf,
   podTemplateLabels,
   rolloutStatus,
+  selectorSelects,
   servicesSelecting,
   specReplicas,
 } from './workload.js';

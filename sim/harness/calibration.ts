@@ -238,8 +238,12 @@ function afterEndText(afterEnd: WorkflowOutcome['afterEnd']): string {
   if ('skipped' in ended) return `nothing cleaned up: ${ended.skipped}`;
   const c = ended.cleanup;
   const parts = [
-    c.scaledObject === null ? 'no ScaledObject to resume' : 'KEDA back in charge',
-    c.replicasRestored === null ? c.replicasReason : `replicas back to ${c.replicasRestored}`,
+    ...(c.deletedShadow === undefined
+      ? [
+          c.scaledObject === null ? 'no ScaledObject to resume' : 'KEDA back in charge',
+          c.replicasRestored === null ? c.replicasReason : `replicas back to ${c.replicasRestored}`,
+        ]
+      : [`shadow copy deleted (${c.deletedShadow.join(', ')})`]),
     `${c.deletedJobs.length} Job(s) and ${c.deletedConfigMaps.length} ConfigMap(s) deleted`,
     ...(c.alertsUnmuted === true ? ['alerts unmuted'] : []),
   ];

@@ -76,6 +76,8 @@ function calibrationInput(overrides: Record<string, unknown> = {}): Record<strin
       model: twin.profile.model,
       ampWorkspaceUrl: twin.prometheus.url,
     },
+    // adopt: these tests follow the pause, scale and restore of the target itself (shadow: calibration-shadow.test.ts).
+    deploy: { mode: 'adopt' },
     testReplicas: 1,
     request: { promptTokens: DEMO_SHAPE.promptTokens, maxTokens: DEMO_SHAPE.maxTokens },
     warmup: { requests: 10 },

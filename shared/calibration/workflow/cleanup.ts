@@ -6,6 +6,7 @@ import { silenceTargetKey } from '../../alerts/silences/index.js';
 import { calibrationSilenceId, parseLease } from './calibrationLease.js';
 import { calibrationInputSchema } from '../input.js';
 import { CALIBRATION_ANNOTATIONS, EXECUTION_LABEL, executionNames } from './names.js';
+import { deleteShadow, isShadow, measuredDeployment } from './shadow.js';
 import type { BasePorts, CalibrationPorts } from './ports.js';
 import { deploymentStateSchema, executionSchema } from './state.js';
 import type { CalibrationStep } from './step.js';
@@ -26,6 +27,8 @@ export interface CleanupResult {
   replicasRestored: number | null;
   replicasReason: string;
   scaledObject: ScaledObjectResume | null;
+  /** deploy.mode shadow: the copy's objects deleted (`deployment vllm-shadow`, ...). */
+  deletedShadow?: string[];
   /** Whether this execution's alert silence was there and is removed. */
   alertsUnmuted?: boolean;
   /** Set when nothing was looked at, e.g. the input was refused before anything was created. */
@@ -51,7 +54,8 @@ export async function cleanup(
       skipped: 'the input was refused by ValidateInput, before anything was created',
     };
   const input = parsed.data;
-  const name = deployment?.name ?? input.target.deployment;
+  // Without Deploy's state (it failed half-way), the Deployment the mode puts the load on.
+  const name = deployment?.name ?? measuredDeployment(input);
   return releaseTarget(ports, {
     cluster: await ports.cluster(input.target),
     namespace: deployment?.namespace ?? input.target.namespace,
@@ -81,9 +85,10 @@ export interface ReleaseRequest {
  * Undoes what one execution changed on its target, KEDA first: resumes the ScaledObject (KEDA back in charge, or
  * the user's own pause restored), so the target regains its capacity before anything else; then puts back the
  * replica count Deploy recorded; then deletes the execution's Jobs (with their Pods, so its load stops) and
- * ConfigMaps by the execution label; then removes the mark and the lease; last, the execution's alert silence. Only
- * what this execution changed is undone: another execution's pause or record is left alone. Idempotent: a second run finds nothing to do. Shared
- * by the state machine's Cleanup states, the ended-execution rule and the sweep.
+ * ConfigMaps by the execution label, and its shadow copy (shadow.ts) if it made one; then removes the mark and the
+ * lease; last, the execution's alert silence. Only what this execution changed is undone: another execution's pause
+ * or record is left alone. Idempotent: a second run finds nothing to do. Shared by the state machine's Cleanup
+ * states, the ended-execution rule and the sweep.
  */
 export async function releaseTarget(
   ports: BasePorts & Pick<CalibrationPorts, 'silences'>,
@@ -94,9 +99,12 @@ export async function releaseTarget(
   const live = await cluster.get({ ...KINDS.deployment, namespace, name });
   const ours = live?.metadata.annotations?.[CALIBRATION_ANNOTATIONS.execution] === names.label;
   const lease = ours ? parseLease(live?.metadata.annotations?.[CALIBRATION_ANNOTATIONS.lease]) : undefined;
+  // A shadow copy is deleted whole below: production's ScaledObject and replicas were never changed.
+  const shadow = isShadow(live);
 
   const scaledObject =
     ours &&
+    !shadow &&
     request.scaledObject !== null &&
     (await cluster.get({ ...KEDA_KINDS.scaledObject, namespace, name: request.scaledObject })) !== undefined
       ? await resumeScaledObject(cluster, { namespace, name: request.scaledObject })
@@ -104,9 +112,11 @@ export async function releaseTarget(
   const { replicasRestored, replicasReason } =
     live === undefined
       ? { replicasRestored: null, replicasReason: `Deployment ${namespace}/${name} is gone` }
-      : ours
-        ? await restoreReplicas(cluster, live)
-        : { replicasRestored: null, replicasReason: 'the Deployment carries no record of this execution' };
+      : shadow
+        ? { replicasRestored: null, replicasReason: 'a shadow copy: production replicas were never changed' }
+        : ours
+          ? await restoreReplicas(cluster, live)
+          : { replicasRestored: null, replicasReason: 'the Deployment carries no record of this execution' };
 
   const selector = { [EXECUTION_LABEL]: names.label };
   const deletedJobs = await deleteAll(
@@ -118,8 +128,10 @@ export async function releaseTarget(
     await cluster.list({ ...KINDS.configMap, namespace, labelSelector: selector }),
   );
 
+  const deletedShadow = await deleteShadow(cluster, namespace, names.label);
+
   // The record goes last, so a cleanup that fails half-way still recognises its own changes when retried.
-  if (ours)
+  if (ours && !shadow)
     await cluster.patchMerge(
       { ...KINDS.deployment, namespace, name },
       {
@@ -150,6 +162,7 @@ export async function releaseTarget(
     replicasRestored,
     replicasReason,
     scaledObject,
+    ...(deletedShadow.length > 0 ? { deletedShadow } : {}),
     alertsUnmuted,
   };
   ports.logger.info('cleaned up', { execution: executionName, namespace, deployment: name, ...result });

@@ -1,6 +1,12 @@
 import * as z from 'zod';
 import { findTriggers, KEDA_KINDS, pauseScaledObject } from '../../keda/index.js';
-import { KINDS, specReplicas, type ClusterClient, type KubeObject } from '../../kube/index.js';
+import {
+  KINDS,
+  serviceMonitorsSelecting,
+  specReplicas,
+  type ClusterClient,
+  type KubeObject,
+} from '../../kube/index.js';
 import {
   vllmDeployment,
   vllmService,
@@ -17,29 +23,44 @@ import { CALIBRATION_ANNOTATIONS, executionNames } from './names.js';
 import type { BasePorts, CalibrationPorts } from './ports.js';
 import { baseEventShape, type DeploymentState } from './state.js';
 import type { CalibrationStep } from './step.js';
-import { requireDeployment, serviceUrlFor } from './target.js';
+import { assertShadowUnexposed, shadowDeploymentName, shadowObjects } from './shadow.js';
+import { frontService, requireDeployment, serviceUrlFor } from './target.js';
 
 const event = z.object(baseEventShape);
 type Ports = BasePorts & Pick<CalibrationPorts, 'cluster' | 'metricsSource' | 'silences'>;
 
 /**
- * Deploy: applies the product's vLLM Deployment, Service and ServiceMonitor (deploy.mode `apply`) or adopts the
- * running Deployment (`adopt`); either way records the replica count on the Deployment (so any cleanup can restore
- * it), pauses its ScaledObject at `testReplicas` when there is one, and scales the Deployment to `testReplicas`.
- * First, before any change, it measures what the target already serves (shared/calibration/background.ts) and
- * refuses a target that serves users in `adopt` mode unless `deploy.allowServingTraffic` is true.
- * Safe to retry: the record of the first attempt is kept.
+ * Deploy: makes the Deployment the load will go to, and holds it for this execution (a mark and a lease, so any
+ * cleanup can undo what it did). Three modes (input.ts `deploy`):
+ * - `shadow` (default): a copy of the live Deployment with its own Service and ServiceMonitor (shadow.ts), at
+ *   `testReplicas`; the production Deployment, its ScaledObject and its alerts are not touched.
+ * - `adopt`: the running Deployment. First, before any change, it measures what the target already serves
+ *   (shared/calibration/background.ts) and refuses a target that serves users unless `deploy.allowServingTraffic`
+ *   is true; then records the replica count, pauses the ScaledObject at `testReplicas`, scales the Deployment to it,
+ *   and mutes the target's alerts until the cleanup.
+ * - `apply`: the product's vLLM Deployment, Service and ServiceMonitor applied first, then as `adopt`.
+ * Either way another execution's hold on the target or on its copy is refused (CalibrationTargetBusyError). Safe to
+ * retry: the record of the first attempt is kept.
  */
-export async function deploy(ports: Ports, { input, execution }: z.output<typeof event>): Promise<DeploymentState> {
+export async function deploy(ports: Ports, parsed: z.output<typeof event>): Promise<DeploymentState> {
+  const { input, execution } = parsed;
   const { namespace, deployment: name } = input.target;
   const names = executionNames(execution.name);
   const cluster = await ports.cluster(input.target);
-  const actions: string[] = [];
 
   const live = await cluster.get({ ...KINDS.deployment, namespace, name });
-  const mark = live?.metadata.annotations?.[CALIBRATION_ANNOTATIONS.execution];
-  if (mark !== undefined && mark !== names.label)
-    throw new CalibrationTargetBusyError(`${namespace}/${name}`, mark, CALIBRATION_ANNOTATIONS.execution);
+  const copyName = shadowDeploymentName(name);
+  const copy = await cluster.get({ ...KINDS.deployment, namespace, name: copyName });
+  for (const [held, heldName] of [
+    [live, name],
+    [copy, copyName],
+  ] as const) {
+    const mark =
+      held === undefined ? undefined : (held.metadata.annotations?.[CALIBRATION_ANNOTATIONS.execution] ?? '');
+    // A copy always carries its execution's mark: one without it was left by hand, and is not this execution's.
+    if (mark !== undefined && (held === copy || mark !== '') && mark !== names.label)
+      throw new CalibrationTargetBusyError(`${namespace}/${heldName}`, mark, CALIBRATION_ANNOTATIONS.execution);
+  }
 
   // The ScaledObject first: with apply=true and none to write to, fail before measuring for minutes.
   const scaledObjectName = input.scaledObject.name ?? name;
@@ -52,6 +73,77 @@ export async function deploy(ports: Ports, { input, execution }: z.output<typeof
       );
     findTriggers(scaledObject);
   }
+
+  const state =
+    input.deploy.mode === 'shadow'
+      ? await deployShadow(ports, cluster, parsed, scaledObject === undefined ? null : scaledObjectName)
+      : await deployInPlace(ports, cluster, parsed, live, scaledObject === undefined ? null : scaledObjectName);
+  ports.logger.info('deployment ready for the calibration', { execution: execution.name, ...state });
+  return state;
+}
+
+/** deploy.mode shadow: the copy, held by this execution; production is only read. */
+async function deployShadow(
+  ports: Ports,
+  cluster: ClusterClient,
+  { input, execution }: z.output<typeof event>,
+  scaledObjectName: string | null,
+): Promise<DeploymentState> {
+  const { namespace, deployment: name } = input.target;
+  const label = executionNames(execution.name).label;
+  const production = await requireDeployment(cluster, namespace, name);
+  const { service } = await frontService(cluster, production);
+  const lease = leaseFor(execution, null, 0);
+  const objects = shadowObjects({
+    production,
+    service,
+    monitors: await serviceMonitorsSelecting(cluster, service),
+    executionLabel: label,
+    replicas: input.testReplicas,
+    annotations: {
+      [CALIBRATION_ANNOTATIONS.execution]: label,
+      [CALIBRATION_ANNOTATIONS.replicasBefore]: '',
+      [CALIBRATION_ANNOTATIONS.lease]: formatLease(lease),
+    },
+  });
+  const [copy] = objects;
+  if (copy === undefined) throw new Error('shadowObjects returned no Deployment');
+  assertShadowUnexposed(await cluster.list({ ...KINDS.service, namespace }), copy);
+  const actions: string[] = [];
+  for (const object of objects) {
+    const { action } = await cluster.apply(object);
+    actions.push(`${object.kind.toLowerCase()} ${object.metadata.name} ${action}`);
+  }
+  actions.push(`deployment ${name} untouched: users stay on it, its alerts stay on`);
+  const deployed = await requireDeployment(cluster, namespace, copy.metadata.name);
+  return {
+    namespace,
+    name: copy.metadata.name,
+    shadowOf: name,
+    serviceUrl: await serviceUrlFor(cluster, deployed),
+    replicasBefore: null,
+    testReplicas: input.testReplicas,
+    // Production's, for the thresholds: running as before (the copy has none).
+    scaledObject: scaledObjectName === null ? null : { namespace, name: scaledObjectName },
+    startedAtMs: ports.clock.now(),
+    actions,
+    background: { rateRps: 0, reason: `the shadow copy ${copy.metadata.name} serves nobody: users stay on ${name}` },
+    maxNumSeqs: maxNumSeqsOf(deployed),
+  };
+}
+
+/** deploy.mode adopt or apply: the live Deployment itself, refused while it serves users unless allowed. */
+async function deployInPlace(
+  ports: Ports,
+  cluster: ClusterClient,
+  { input, execution }: z.output<typeof event>,
+  live: KubeObject | undefined,
+  scaledObjectName: string | null,
+): Promise<DeploymentState> {
+  const { namespace, deployment: name } = input.target;
+  const names = executionNames(execution.name);
+  const mark = live?.metadata.annotations?.[CALIBRATION_ANNOTATIONS.execution];
+  const actions: string[] = [];
 
   // The target's own users, measured before anything changes (a refusal leaves the cluster as it was). A Deployment
   // that does not exist yet (apply) serves nobody.
@@ -88,7 +180,7 @@ export async function deploy(ports: Ports, { input, execution }: z.output<typeof
     await requireDeployment(cluster, namespace, name);
     actions.push(`deployment ${name} adopted`);
   }
-  const lease = leaseFor(execution, scaledObject === undefined ? null : scaledObjectName, background.rateRps);
+  const lease = leaseFor(execution, scaledObjectName, background.rateRps);
   await markDeployment(cluster, namespace, name, names.label, replicasBefore, lease);
   // The saturation to come is deliberate: the target's alerts are muted until the cleanup (or the lease's end).
   if (ports.silences !== undefined) {
@@ -96,7 +188,7 @@ export async function deploy(ports: Ports, { input, execution }: z.output<typeof
     actions.push(`alerts of ${silenceTargetKey(input.target)} muted until the cleanup`);
   }
 
-  if (scaledObject !== undefined) {
+  if (scaledObjectName !== null) {
     const pause = await pauseScaledObject(cluster, { namespace, name: scaledObjectName }, input.testReplicas);
     actions.push(`scaledobject ${scaledObjectName} paused at ${pause.pausedReplicas} replicas`);
   }
@@ -104,20 +196,18 @@ export async function deploy(ports: Ports, { input, execution }: z.output<typeof
   actions.push(`deployment ${name} scaled to ${input.testReplicas} (was ${replicasBefore ?? 'not there'})`);
 
   const deployed = await requireDeployment(cluster, namespace, name);
-  const state: DeploymentState = {
+  return {
     namespace,
     name,
     serviceUrl: await serviceUrlFor(cluster, deployed),
     replicasBefore,
     testReplicas: input.testReplicas,
-    scaledObject: scaledObject === undefined ? null : { namespace, name: scaledObjectName },
+    scaledObject: scaledObjectName === null ? null : { namespace, name: scaledObjectName },
     startedAtMs: ports.clock.now(),
     actions,
     background,
     maxNumSeqs: maxNumSeqsOf(deployed),
   };
-  ports.logger.info('deployment ready for the calibration', { execution: execution.name, ...state });
-  return state;
 }
 
 export const deployStep = {

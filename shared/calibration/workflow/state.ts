@@ -43,12 +43,19 @@ export type JobRef = z.infer<typeof jobRefSchema>;
 /** `$.deployment`: what Deploy did. */
 export const deploymentStateSchema = z.object({
   namespace: z.string(),
+  /** The Deployment the load goes to: the target's, or its shadow copy's (deploy.mode shadow). */
   name: z.string(),
+  /** deploy.mode shadow: the production Deployment `name` copies (not touched). Absent in the other modes. */
+  shadowOf: z.string().optional(),
   /** The in-cluster URL of the vLLM Service the k6 Jobs load. */
   serviceUrl: z.string(),
   /** `spec.replicas` before the calibration; null when the calibration created the Deployment. */
   replicasBefore: z.number().int().nullable(),
   testReplicas: z.number().int(),
+  /**
+   * The target's ScaledObject, which the thresholds are written to; null when it has none. adopt and apply pause it
+   * while the calibration holds the target (the cleanup resumes it); shadow leaves it running.
+   */
   scaledObject: z.object({ namespace: z.string(), name: z.string() }).nullable(),
   /** When Deploy finished (epoch ms): the rollout's time bound starts here. */
   startedAtMs: z.number(),

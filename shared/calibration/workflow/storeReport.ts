@@ -58,6 +58,12 @@ export async function storeReport(
 ): Promise<StoredReport> {
   const cluster = await ports.cluster(input.target);
   const live = await requireDeployment(cluster, deployment.namespace, deployment.name);
+  // A shadow copy's template is production's under other labels: the provenance (and its template hash, which later
+  // checks compare with the running spec) is production's, the node the copy's.
+  const described =
+    deployment.shadowOf === undefined
+      ? live
+      : await requireDeployment(cluster, deployment.namespace, deployment.shadowOf);
   // The node a measured Pod ran on names the GPU when the Pod template does not.
   const nodeName = (await deploymentPods(cluster, live)).pods.map(nodeNameOf).find((name) => name !== undefined);
   const node = nodeName === undefined ? undefined : await cluster.get({ ...KINDS.node, name: nodeName });
@@ -68,9 +74,10 @@ export async function storeReport(
     startedAt: execution.startTime,
     finishedAt: finishedAt.toISOString(),
     input,
-    deployment: live,
+    deployment: described,
     strategy: input.plan.strategy,
     ...(node === undefined ? {} : { node }),
+    ...(deployment.shadowOf === undefined ? {} : { measuredOn: deployment.name }),
   });
   const report = buildReport(provenance, steps, analysis, change);
   const prefix = (ports.reportPrefix ?? defaultReportPrefix)(input, execution.name);

@@ -3,6 +3,7 @@ import { KINDS, type ClusterClient } from '../../kube/index.js';
 import { leaseExpired, parseLease } from './calibrationLease.js';
 import { releaseTarget, type CleanupResult } from './cleanup.js';
 import { CALIBRATION_ANNOTATIONS } from './names.js';
+import { shadowDeploymentName } from './shadow.js';
 import { silenceTargetKey } from '../../alerts/silences/index.js';
 import type { BasePorts, CalibrationPorts } from './ports.js';
 import type { CalibrationFunction } from './step.js';
@@ -42,7 +43,7 @@ export interface SweepDecision {
 const event = z.object({}).passthrough();
 
 /**
- * The scheduled sweep: for each target whose Deployment carries a calibration's mark, releases it (releaseTarget:
+ * The scheduled sweep: for each target whose Deployment (or its shadow copy) carries a calibration's mark, releases it (releaseTarget:
  * KEDA back in charge first) when its execution has ended (any status but RUNNING, which includes PENDING_REDRIVE: a
  * redrive would find its objects gone and fail cleanly), or, when Step Functions does not know the execution (it ran
  * from a laptop, or its history expired), when the lease has expired. A mark without a readable lease (written by an
@@ -53,7 +54,7 @@ export async function sweepLeases(ports: SweepPorts, targets: readonly SweepTarg
   const decisions: SweepDecision[] = [];
   for (const target of targets) {
     try {
-      decisions.push(await sweepTarget(ports, target));
+      decisions.push(...(await sweepTarget(ports, target)));
     } catch (error) {
       decisions.push({
         target: target.name,
@@ -66,18 +67,33 @@ export async function sweepLeases(ports: SweepPorts, targets: readonly SweepTarg
   return decisions;
 }
 
-async function sweepTarget(ports: SweepPorts, target: SweepTarget): Promise<SweepDecision> {
-  const { namespace, deployment } = target;
+/** The target's Deployment, and its shadow copy when there is one (deploy.mode shadow holds the copy, not the target). */
+async function sweepTarget(ports: SweepPorts, target: SweepTarget): Promise<SweepDecision[]> {
   const cluster = await ports.cluster(target);
+  const decisions = [await sweepDeployment(ports, cluster, target, target.deployment, target.name)];
+  const copy = shadowDeploymentName(target.deployment);
+  if ((await cluster.get({ ...KINDS.deployment, namespace: target.namespace, name: copy })) !== undefined)
+    decisions.push(await sweepDeployment(ports, cluster, target, copy, `${target.name} (shadow copy ${copy})`));
+  return decisions;
+}
+
+async function sweepDeployment(
+  ports: SweepPorts,
+  cluster: ClusterClient,
+  target: SweepTarget,
+  deployment: string,
+  what: string,
+): Promise<SweepDecision> {
+  const { namespace } = target;
   const live = await cluster.get({ ...KINDS.deployment, namespace, name: deployment });
   const annotations = live?.metadata.annotations ?? {};
   const mark = annotations[CALIBRATION_ANNOTATIONS.execution];
   if (live === undefined || mark === undefined)
-    return { target: target.name, action: 'none', reason: live === undefined ? 'no Deployment' : 'not calibrating' };
+    return { target: what, action: 'none', reason: live === undefined ? 'no Deployment' : 'not calibrating' };
   const lease = parseLease(annotations[CALIBRATION_ANNOTATIONS.lease]);
   if (lease === undefined)
     return {
-      target: target.name,
+      target: what,
       action: 'kept',
       execution: mark,
       reason:
@@ -88,7 +104,7 @@ async function sweepTarget(ports: SweepPorts, target: SweepTarget): Promise<Swee
   const expired = leaseExpired(lease, ports.clock.now());
   if (status === 'RUNNING' || (status === null && !expired))
     return {
-      target: target.name,
+      target: what,
       action: 'kept',
       execution: lease.execution,
       reason:
@@ -106,7 +122,7 @@ async function sweepTarget(ports: SweepPorts, target: SweepTarget): Promise<Swee
     silenceTarget: silenceTargetKey(target),
   });
   return {
-    target: target.name,
+    target: what,
     action: 'released',
     execution: lease.execution,
     reason:

@@ -20,10 +20,13 @@ export async function requireDeployment(
 }
 
 /**
- * The in-cluster URL of the Service in front of the Deployment's Pods: the first (by name) Service whose selector the
- * Pod labels satisfy, its port named `http` (the product's manifests) or its first port.
+ * The Service in front of the Deployment's Pods: the first (by name) Service whose selector the Pod labels satisfy,
+ * with its port named `http` (the product's manifests) or its first port; CalibrationTargetNotFoundError when none.
  */
-export async function serviceUrlFor(cluster: Pick<ClusterClient, 'list'>, deployment: KubeObject): Promise<string> {
+export async function frontService(
+  cluster: Pick<ClusterClient, 'list'>,
+  deployment: KubeObject,
+): Promise<{ service: KubeObject; port: number }> {
   const namespace = deployment.metadata.namespace ?? 'default';
   const [service] = await servicesSelecting(cluster, deployment);
   const ports = (service?.spec as { ports?: Array<{ name?: string; port: number }> } | undefined)?.ports ?? [];
@@ -34,7 +37,13 @@ export async function serviceUrlFor(cluster: Pick<ClusterClient, 'list'>, deploy
         `(labels ${JSON.stringify(podTemplateLabels(deployment))}); accepted: a Service whose selector matches them, with a port`,
     );
   }
-  return `http://${service.metadata.name}.${namespace}.svc:${port.port}`;
+  return { service, port: port.port };
+}
+
+/** The in-cluster URL of frontService: what the k6 Jobs load. */
+export async function serviceUrlFor(cluster: Pick<ClusterClient, 'list'>, deployment: KubeObject): Promise<string> {
+  const { service, port } = await frontService(cluster, deployment);
+  return `http://${service.metadata.name}.${service.metadata.namespace ?? 'default'}.svc:${port}`;
 }
 
 /**

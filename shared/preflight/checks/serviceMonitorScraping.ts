@@ -1,4 +1,13 @@
-import { deploymentPods, KINDS, servicesSelecting, type KubeObject, type ObjectRef } from '../../kube/index.js';
+import {
+  deploymentPods,
+  KINDS,
+  monitorSelects,
+  monitorWatchesNamespace,
+  servicesSelecting,
+  type KubeObject,
+  type ObjectRef,
+  type ServiceMonitorSpec,
+} from '../../kube/index.js';
 import { VLLM, vllmSelector } from '../../metrics/index.js';
 import { CHECK_IDS, type Evidence, type PreflightCheck, type PreflightContext } from '../types.js';
 import { listText, loadDeployment, objectEvidence, plural, seriesEvidence, signalOf } from '../workload.js';
@@ -13,11 +22,6 @@ interface ServicePort {
   name?: string;
   port?: number;
   targetPort?: number | string;
-}
-interface MonitorSpec {
-  selector?: { matchLabels?: Record<string, string>; matchExpressions?: unknown[] };
-  namespaceSelector?: { any?: boolean; matchNames?: string[] };
-  endpoints?: Array<{ port?: string; targetPort?: number | string }>;
 }
 
 /**
@@ -58,10 +62,10 @@ export const serviceMonitorScraping: PreflightCheck = {
     evidence.push(objectEvidence(svcRef, true, { labels: svcLabels, ports: svcPorts }));
 
     const monitors = await context.cluster.list({ ...KINDS.serviceMonitor });
-    const candidates = monitors.filter((m) => watchesNamespace(m, target.namespace));
-    const selecting = candidates.filter((m) => selects((m.spec as MonitorSpec | undefined)?.selector, svcLabels));
+    const candidates = monitors.filter((m) => monitorWatchesNamespace(m, target.namespace));
+    const selecting = candidates.filter((m) => monitorSelects(m, svcLabels));
     const matching = selecting.filter((m) =>
-      ((m.spec as MonitorSpec | undefined)?.endpoints ?? []).some(
+      ((m.spec as ServiceMonitorSpec | undefined)?.endpoints ?? []).some(
         (e) => e.port !== undefined && svcPorts.includes(e.port),
       ),
     );
@@ -169,21 +173,4 @@ async function findService(
   return selecting === undefined
     ? { ref: { ...base, name: '*' } }
     : { ref: { ...base, name: selecting.metadata.name }, object: selecting };
-}
-
-/** A ServiceMonitor looks in its own namespace unless its namespaceSelector says otherwise. */
-function watchesNamespace(monitor: KubeObject, namespace: string): boolean {
-  const selector = (monitor.spec as MonitorSpec | undefined)?.namespaceSelector;
-  if (selector?.any === true) return true;
-  if (selector?.matchNames !== undefined && selector.matchNames.length > 0)
-    return selector.matchNames.includes(namespace);
-  return monitor.metadata.namespace === namespace;
-}
-
-/** Equality label selection; matchExpressions are not evaluated (the product's monitors use matchLabels only). */
-function selects(selector: MonitorSpec['selector'], labels: Record<string, string>): boolean {
-  if (selector === undefined) return false;
-  const wanted = Object.entries(selector.matchLabels ?? {});
-  if (wanted.length === 0 && (selector.matchExpressions ?? []).length === 0) return true;
-  return wanted.every(([key, value]) => labels[key] === value);
 }
