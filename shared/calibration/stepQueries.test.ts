@@ -6,6 +6,22 @@ import { testInput } from './testing/steps.js';
 const SEL =
   '{namespace="default", model_name="mistralai/Ministral-3-8B-Instruct-2512", pod=~"vllm-inference-app-[a-z0-9]+-[a-z0-9]+"}';
 
+describe('Function: calibrationTarget', () => {
+  it("in shadow mode (the default) selects the copy's Pods, which the target's own matcher never does", () => {
+    // Act
+    const shadow = stepQueries(calibrationTarget(testInput({ deploy: { mode: 'shadow' } })), 60).queue;
+
+    // Assess
+    expect(shadow).toBe(
+      'sum(vllm:num_requests_waiting{namespace="default", model_name="mistralai/Ministral-3-8B-Instruct-2512", ' +
+        'pod=~"vllm-inference-app-shadow-[a-z0-9]+-[a-z0-9]+"})',
+    );
+    expect(calibrationTarget(testInput({ deploy: { mode: 'apply', maxModelLen: 4096 } })).deployment).toBe(
+      'vllm-inference-app',
+    );
+  });
+});
+
 describe('Function: stepQueries', () => {
   const queries = stepQueries(calibrationTarget(testInput()), 60);
 

@@ -25,6 +25,8 @@ export function testInput(overrides: Partial<CalibrationInputSpec> = {}): Calibr
       model: 'mistralai/Ministral-3-8B-Instruct-2512',
       ampWorkspaceUrl: 'https://aps-workspaces.us-east-2.amazonaws.com/workspaces/ws-0123/',
     },
+    // The target's own Pods are measured (the default, shadow, measures its copy's: stepQueries.test.ts).
+    deploy: { mode: 'adopt' },
     ...overrides,
   });
 }
