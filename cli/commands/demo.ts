@@ -109,8 +109,9 @@ async function runDemo(
   // 3. The calibration, through the same state machine that runs on AWS.
   say();
   say(
-    '3/6  Calibrating: deploy → warmup → readiness → load steps 10, 20, ... 70 req/s (8 s each) → analysis → thresholds',
+    '3/6  Calibrating a shadow copy of the Deployment (production and its KEDA untouched): deploy → warmup → readiness',
   );
+  say('     → load steps 10, 20, ... 70 req/s (8 s each) → analysis → thresholds into the ScaledObject → copy removed');
   const report = await calibrateTwin(state, { input: { ...DEMO_CALIBRATION }, out, quiet: true });
   say(indent(renderSummaryText(report)));
   if (signal.aborted) return;

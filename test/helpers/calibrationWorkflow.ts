@@ -599,6 +599,16 @@ export function describeValidateInput(): void {
         edit: (i: Input) => ({ ...i, target: { ...i.target, namespace: 'Not_A_Namespace' } }),
         field: /target\.namespace/,
       },
+      {
+        case: 'an unknown deploy mode',
+        edit: (i: Input) => ({ ...i, deploy: { mode: 'copy' } }),
+        field: /deploy\.mode: is not a mode; accepted: shadow, adopt, apply/,
+      },
+      {
+        case: "adopt's allowServingTraffic given to the shadow mode",
+        edit: (i: Input) => ({ ...i, deploy: { mode: 'shadow', allowServingTraffic: true } }),
+        field: /deploy: Unrecognized key: "allowServingTraffic"/,
+      },
     ])(
       'refuses $case, naming the field, and creates nothing',
       async ({ edit, field }) => {

@@ -23,7 +23,7 @@ import { CALIBRATION_ANNOTATIONS, executionNames } from './names.js';
 import type { BasePorts, CalibrationPorts } from './ports.js';
 import { baseEventShape, type DeploymentState } from './state.js';
 import type { CalibrationStep } from './step.js';
-import { assertShadowUnexposed, shadowDeploymentName, shadowObjects } from './shadow.js';
+import { assertShadowUnexposed, shadowDeploymentName, shadowObjects, triggersSeeingTheCopy } from './shadow.js';
 import { frontService, requireDeployment, serviceUrlFor } from './target.js';
 
 const event = z.object(baseEventShape);
@@ -76,7 +76,7 @@ export async function deploy(ports: Ports, parsed: z.output<typeof event>): Prom
 
   const state =
     input.deploy.mode === 'shadow'
-      ? await deployShadow(ports, cluster, parsed, scaledObject === undefined ? null : scaledObjectName)
+      ? await deployShadow(ports, cluster, parsed, scaledObject)
       : await deployInPlace(ports, cluster, parsed, live, scaledObject === undefined ? null : scaledObjectName);
   ports.logger.info('deployment ready for the calibration', { execution: execution.name, ...state });
   return state;
@@ -87,7 +87,7 @@ async function deployShadow(
   ports: Ports,
   cluster: ClusterClient,
   { input, execution }: z.output<typeof event>,
-  scaledObjectName: string | null,
+  scaledObject: KubeObject | undefined,
 ): Promise<DeploymentState> {
   const { namespace, deployment: name } = input.target;
   const label = executionNames(execution.name).label;
@@ -115,6 +115,13 @@ async function deployShadow(
     actions.push(`${object.kind.toLowerCase()} ${object.metadata.name} ${action}`);
   }
   actions.push(`deployment ${name} untouched: users stay on it, its alerts stay on`);
+  const seeing = scaledObject === undefined ? [] : triggersSeeingTheCopy(scaledObject);
+  if (scaledObject !== undefined && seeing.length > 0)
+    actions.push(
+      `warning: ScaledObject ${scaledObject.metadata.name} trigger(s) ${seeing.join(', ')} select no Pods (no pod=~ ` +
+        "matcher): they count the copy's queue too, so KEDA may scale production up during the test " +
+        '(vllm-pilot render scaledobject scopes its queries to the Deployment)',
+    );
   const deployed = await requireDeployment(cluster, namespace, copy.metadata.name);
   return {
     namespace,
@@ -124,7 +131,7 @@ async function deployShadow(
     replicasBefore: null,
     testReplicas: input.testReplicas,
     // Production's, for the thresholds: running as before (the copy has none).
-    scaledObject: scaledObjectName === null ? null : { namespace, name: scaledObjectName },
+    scaledObject: scaledObject === undefined ? null : { namespace, name: scaledObject.metadata.name },
     startedAtMs: ports.clock.now(),
     actions,
     background: { rateRps: 0, reason: `the shadow copy ${copy.metadata.name} serves nobody: users stay on ${name}` },

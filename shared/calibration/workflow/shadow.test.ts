@@ -4,7 +4,13 @@ import { vllmDeployment, vllmService, vllmServiceMonitor } from '../../kube/mani
 import type { KubeObject } from '../../kube/index.js';
 import { CalibrationShadowExposedError } from '../errors.js';
 import { EXECUTION_LABEL } from './names.js';
-import { assertShadowUnexposed, SHADOW_LABEL, shadowDeploymentName, shadowObjects } from './shadow.js';
+import {
+  assertShadowUnexposed,
+  SHADOW_LABEL,
+  shadowDeploymentName,
+  shadowObjects,
+  triggersSeeingTheCopy,
+} from './shadow.js';
 
 const spec = { name: 'vllm', namespace: 'serving', model: 'm', servedModelName: 'm', maxModelLen: 4096, replicas: 3 };
 const production: KubeObject = {
@@ -140,5 +146,29 @@ describe('assertShadowUnexposed', () => {
       CalibrationShadowExposedError,
     );
     expect(() => assertShadowUnexposed([wide], deployment as KubeObject)).toThrow(/Service everything-calibrated/);
+  });
+});
+
+describe('triggersSeeingTheCopy', () => {
+  it("finds the guide's unscoped queue query, and not a query scoped to the Deployment's Pods", () => {
+    // Prepare
+    const so: KubeObject = {
+      apiVersion: 'keda.sh/v1alpha1',
+      kind: 'ScaledObject',
+      metadata: { name: 'vllm', namespace: 'serving' },
+      spec: {
+        triggers: [
+          { type: 'prometheus', metadata: { query: 'sum(vllm:num_requests_waiting) or vector(0)' } },
+          {
+            type: 'prometheus',
+            metadata: { query: 'sum(vllm:num_requests_waiting{pod=~"vllm-[a-z0-9]+-[a-z0-9]+"})' },
+          },
+          { type: 'cpu', metadata: { value: '80' } },
+        ],
+      },
+    };
+
+    // Act and assess
+    expect(triggersSeeingTheCopy(so)).toEqual([0]);
   });
 });

@@ -105,22 +105,20 @@ export function shadowObjects(source: ShadowSource): KubeObject[] {
     metadata: { name, namespace, labels: own },
     spec: { type: 'ClusterIP', selector, ports },
   };
-  const monitors = source.monitors.map(
-    (monitor, i): KubeObject => ({
-      apiVersion: monitor.apiVersion,
-      kind: monitor.kind,
-      metadata: {
-        name: i === 0 ? name : `${name}-${i}`,
-        namespace,
-        labels: { ...(monitor.metadata.labels ?? {}), ...own },
-      },
-      spec: {
-        ...(monitor.spec as object),
-        selector: { matchLabels: own },
-        namespaceSelector: { matchNames: [namespace] },
-      },
-    }),
-  );
+  const monitors = source.monitors.map((monitor, i): KubeObject => ({
+    apiVersion: monitor.apiVersion,
+    kind: monitor.kind,
+    metadata: {
+      name: i === 0 ? name : `${name}-${i}`,
+      namespace,
+      labels: { ...(monitor.metadata.labels ?? {}), ...own },
+    },
+    spec: {
+      ...(monitor.spec as object),
+      selector: { matchLabels: own },
+      namespaceSelector: { matchNames: [namespace] },
+    },
+  }));
   return [deployment, copyService, ...monitors];
 }
 
@@ -150,7 +148,11 @@ const SHADOW_KINDS = [KINDS.serviceMonitor, KINDS.deployment, KINDS.service] as 
  * Deletes the copy an execution made (objects with its execution label and SHADOW_LABEL): the names of those that were
  * there. Idempotent; a cluster without the ServiceMonitor kind has none to delete.
  */
-export async function deleteShadow(cluster: ClusterClient, namespace: string, executionLabel: string): Promise<string[]> {
+export async function deleteShadow(
+  cluster: ClusterClient,
+  namespace: string,
+  executionLabel: string,
+): Promise<string[]> {
   const deleted: string[] = [];
   for (const kind of SHADOW_KINDS) {
     let objects: KubeObject[];
@@ -170,6 +172,24 @@ export async function deleteShadow(cluster: ClusterClient, namespace: string, ex
     }
   }
   return deleted;
+}
+
+/**
+ * The Prometheus triggers of the production ScaledObject whose query selects no Pods (`pod=~`): the guide's
+ * `sum(vllm:num_requests_waiting)` counts every replica of the model, the copy's saturated queue included, so KEDA
+ * would scale production up during the test. Their indexes, for Deploy's warning.
+ */
+export function triggersSeeingTheCopy(scaledObject: KubeObject): number[] {
+  const triggers = (scaledObject.spec as { triggers?: unknown } | undefined)?.triggers;
+  return (Array.isArray(triggers) ? (triggers as Array<{ type?: unknown; metadata?: { query?: unknown } }>) : [])
+    .map((trigger, index) => ({ trigger, index }))
+    .filter(
+      ({ trigger }) =>
+        trigger.type === 'prometheus' &&
+        typeof trigger.metadata?.query === 'string' &&
+        !/\bpod\s*=~/.test(trigger.metadata.query),
+    )
+    .map(({ index }) => index);
 }
 
 /** The copy's mark, as the busy check reads it: the execution holding it, or undefined when there is no copy. */
