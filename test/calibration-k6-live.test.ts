@@ -62,8 +62,9 @@ describe("Workflow: calibration ending a step early from k6's live metrics", () 
           request: { promptTokens: DEMO_SHAPE.promptTokens, maxTokens: DEMO_SHAPE.maxTokens },
           warmup: { requests: 10 },
           plan: { rates: [50], holdSeconds: 120, restSeconds: 1, earlyStop: { minSeconds: 24, watchSeconds: 3 } },
-          rollout: { timeoutSeconds: 60, pollSeconds: 1 },
-          // The Pods' series reach AMP a lag and a scrape after they start.
+          // The shadow copy's Pod (the default mode) is rolled out once AMP holds its first scrape: a scrape and a
+          // lag after it is Ready.
+          rollout: { timeoutSeconds: 240, pollSeconds: 1 },
           readiness: { timeoutSeconds: 240, pollSeconds: 1 },
           ingestion: { timeoutSeconds: 180, pollSeconds: 2 },
         },

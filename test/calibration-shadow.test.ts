@@ -2,13 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stepQueries, type CalibrationReport } from '../shared/calibration/index.js';
+import { shadowDeploymentName, stepQueries, type CalibrationReport } from '../shared/calibration/index.js';
 import {
   CALIBRATION_ANNOTATIONS,
   causeMessage,
   EXECUTION_LABEL,
   SHADOW_LABEL,
-  shadowDeploymentName,
 } from '../shared/calibration/workflow/index.js';
 import { scaledObject } from '../shared/keda/index.js';
 import { KINDS, servicesSelecting, type KubeObject } from '../shared/kube/index.js';

@@ -16,5 +16,6 @@ export { gpuCount, podTemplateHash, vllmContainer, type TemplateContainer } from
 export { argsOf, maxNumSeqsOf, parseVllmArgs } from './engineArgs.js';
 export { renderSummaryText } from './report.js';
 export { calibrationTarget, stepQueries } from './stepQueries.js';
+export { measuredDeployment, shadowDeploymentName } from './measuredDeployment.js';
 export { STRATEGY_NAMES, type StrategyName } from './strategyNames.js';
 export type { CalibrationReport, StepEndingKind, StepMeasurement, ThresholdChange, Thresholds } from './types.js';

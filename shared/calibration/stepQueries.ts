@@ -17,7 +17,7 @@ import {
 } from '../metrics/index.js';
 import type { Target } from '../config/index.js';
 import type { CalibrationInput } from './input.js';
-import { measuredDeployment } from './workflow/shadow.js';
+import { measuredDeployment } from './measuredDeployment.js';
 
 /** The queries of one step, evaluated at the end of its hold window (the queue one as a range over the window). */
 export interface StepQueries {

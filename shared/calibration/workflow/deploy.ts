@@ -23,7 +23,8 @@ import { CALIBRATION_ANNOTATIONS, executionNames } from './names.js';
 import type { BasePorts, CalibrationPorts } from './ports.js';
 import { baseEventShape, type DeploymentState } from './state.js';
 import type { CalibrationStep } from './step.js';
-import { assertShadowUnexposed, shadowDeploymentName, shadowObjects, triggersSeeingTheCopy } from './shadow.js';
+import { shadowDeploymentName } from '../measuredDeployment.js';
+import { assertShadowUnexposed, shadowObjects, triggersSeeingTheCopy } from './shadow.js';
 import { frontService, requireDeployment, serviceUrlFor } from './target.js';
 
 const event = z.object(baseEventShape);

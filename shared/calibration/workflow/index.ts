@@ -19,7 +19,7 @@ export { deployStep } from './deploy.js';
 export { dryRunStep } from './dryRun.js';
 export { measureStepStep } from './measureStep.js';
 export { CALIBRATION_ANNOTATIONS, EXECUTION_LABEL, EXECUTION_TIMEOUT_SECONDS, executionNames } from './names.js';
-export { measuredDeployment, SHADOW_LABEL, shadowDeploymentName } from './shadow.js';
+export { SHADOW_LABEL } from './shadow.js';
 export { causeMessage, executionFailure } from './outcome.js';
 export { planNextStepStep } from './planNextStep.js';
 export type { BasePorts, CalibrationPorts, CalibrationTarget } from './ports.js';

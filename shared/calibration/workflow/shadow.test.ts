@@ -3,14 +3,9 @@ import { podNamePattern } from '../../metrics/index.js';
 import { vllmDeployment, vllmService, vllmServiceMonitor } from '../../kube/manifests/index.js';
 import type { KubeObject } from '../../kube/index.js';
 import { CalibrationShadowExposedError } from '../errors.js';
+import { shadowDeploymentName } from '../measuredDeployment.js';
 import { EXECUTION_LABEL } from './names.js';
-import {
-  assertShadowUnexposed,
-  SHADOW_LABEL,
-  shadowDeploymentName,
-  shadowObjects,
-  triggersSeeingTheCopy,
-} from './shadow.js';
+import { assertShadowUnexposed, SHADOW_LABEL, shadowObjects, triggersSeeingTheCopy } from './shadow.js';
 
 const spec = { name: 'vllm', namespace: 'serving', model: 'm', servedModelName: 'm', maxModelLen: 4096, replicas: 3 };
 const production: KubeObject = {

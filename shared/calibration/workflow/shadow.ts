@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   KINDS,
   KubeNotFoundError,
@@ -9,7 +8,7 @@ import {
   type KubeObject,
 } from '../../kube/index.js';
 import { CalibrationShadowExposedError, CalibrationShadowNoGpuError } from '../errors.js';
-import type { CalibrationInput } from '../input.js';
+import { shadowDeploymentName } from '../measuredDeployment.js';
 import { CALIBRATION_ANNOTATIONS, EXECUTION_LABEL } from './names.js';
 
 /**
@@ -23,27 +22,6 @@ import { CALIBRATION_ANNOTATIONS, EXECUTION_LABEL } from './names.js';
 
 /** On the copy's Deployment, Service, ServiceMonitor and Pods: the production Deployment it copies. */
 export const SHADOW_LABEL = 'vllm-eks-pilot/shadow-of';
-
-/**
- * The longest Deployment name whose Pods' names stay within 63 characters: the ReplicaSet adds `-<hash>` (up to 10)
- * and the Pod `-<suffix>` (5), so the Pod matcher of shared/metrics finds them by the Deployment's full name.
- */
-const MAX_DEPLOYMENT_NAME = 47;
-const SUFFIX = '-shadow';
-
-/** The copy's name (Deployment and Service): `<deployment>-shadow`, or a shortened name with a hash when too long. */
-export function shadowDeploymentName(deployment: string): string {
-  const plain = `${deployment}${SUFFIX}`;
-  if (plain.length <= MAX_DEPLOYMENT_NAME) return plain;
-  const hash = createHash('sha256').update(deployment).digest('hex').slice(0, 6);
-  const head = deployment.slice(0, MAX_DEPLOYMENT_NAME - SUFFIX.length - hash.length - 1).replace(/-+$/, '');
-  return `${head}-${hash}${SUFFIX}`;
-}
-
-/** The Deployment whose Pods the calibration loads and measures: the copy in shadow mode, else the target. */
-export function measuredDeployment(input: CalibrationInput): string {
-  return input.deploy.mode === 'shadow' ? shadowDeploymentName(input.target.deployment) : input.target.deployment;
-}
 
 /** Whether a live Deployment is a calibration's copy (the cleanup deletes it rather than restoring it). */
 export function isShadow(deployment: KubeObject | undefined): boolean {

@@ -3,7 +3,7 @@ import { KINDS, type ClusterClient } from '../../kube/index.js';
 import { leaseExpired, parseLease } from './calibrationLease.js';
 import { releaseTarget, type CleanupResult } from './cleanup.js';
 import { CALIBRATION_ANNOTATIONS } from './names.js';
-import { shadowDeploymentName } from './shadow.js';
+import { shadowDeploymentName } from '../measuredDeployment.js';
 import { silenceTargetKey } from '../../alerts/silences/index.js';
 import type { BasePorts, CalibrationPorts } from './ports.js';
 import type { CalibrationFunction } from './step.js';
