@@ -26,20 +26,31 @@ import {
 } from '../../shared/alerts/silences/index.js';
 import { DynamoDbAlertStateStore } from '../../shared/alerts/state/index.js';
 import { type Clock, systemClock } from '../../shared/clock/index.js';
-import { HttpMetricsSource } from '../../shared/metrics/index.js';
+import { HttpMetricsSource, type MetricsSource } from '../../shared/metrics/index.js';
 import type { Target } from '../../shared/config/index.js';
 import { mapWithConcurrency } from '../../shared/util/index.js';
 import { loadAlertEvaluatorConfig, type AlertEvaluatorConfig } from './config.js';
 import { AlertEvaluatorAllTargetsFailedError, AlertEvaluatorEventInvalidError } from './errors.js';
-import { lazyLambdaEntry } from '../shared/lambdaEntry.js';
+import { lazyLambdaEntry, withDeadline } from '../shared/lambdaEntry.js';
 import { parseEvent, scheduledEventSchema } from '../shared/parseEvent.js';
 
 const MAX_LOGGED_ITEMS = 10;
 /** Per attempt; with the SDK's 3 attempts a call still ends far inside DEFAULT_CLAIM_TTL_MS. */
 const AWS_REQUEST_TIMEOUT_MS = 10_000;
 
-/** Evaluates one target's rules at `timeMs` (evaluateTarget against AMP in AWS; anything in tests). */
-export type EvaluateFn = (target: Target, settings: AlertSettings, timeMs: number) => Promise<TargetEvaluation>;
+/** Stop starting queries this long before the Lambda deadline, so the cycle still records and publishes. */
+const DEADLINE_MARGIN_MS = 15_000;
+
+/**
+ * Evaluates one target's rules at `timeMs` (evaluateTarget against AMP in AWS; anything in tests); `signal` aborts
+ * at the invocation's deadline guard.
+ */
+export type EvaluateFn = (
+  target: Target,
+  settings: AlertSettings,
+  timeMs: number,
+  signal: AbortSignal,
+) => Promise<TargetEvaluation>;
 
 export interface AlertEvaluatorDeps {
   config: AlertEvaluatorConfig;
@@ -58,19 +69,25 @@ export function createHandler(deps: AlertEvaluatorDeps) {
   const { config, logger } = deps;
   const settingsByTarget = new Map(config.targets.map(({ target, settings }) => [target.name, settings]));
 
-  const evaluatorHandler = async (event: unknown, context: Context): Promise<AlertCycleSummary> => {
+  const evaluatorHandler = async (
+    event: unknown,
+    context: Context,
+    { signal }: { signal: AbortSignal },
+  ): Promise<AlertCycleSummary> => {
     const { time } = parseEvent(scheduledEventSchema, event, (issues) => new AlertEvaluatorEventInvalidError(issues));
     // The scheduled minute, never later than now: Prometheus has no samples from the future.
     const timeMs = Math.min(Date.parse(time), clock.now());
 
+    // A hanging AMP fails its targets at the deadline guard (named), leaving time to record and publish the rest.
+    const deadline = withDeadline(signal, context, DEADLINE_MARGIN_MS);
     const evaluations = await mapWithConcurrency(config.targets, config.concurrency, async ({ target, settings }) => {
       try {
-        return await deps.evaluate(target, settings, timeMs);
+        return await untilAborted(deps.evaluate(target, settings, timeMs, deadline.signal), deadline.signal);
       } catch (error) {
         // A broken target (a bad response, an exception) fails its rules; its alerts keep their state.
         return failedEvaluation(target, settings, timeMs, error);
       }
-    });
+    }).finally(() => deadline.clear());
 
     const silenced = await activeSilences(deps, config.targets, clock.now());
     const result = await runAlertCycle({
@@ -98,6 +115,16 @@ export function createHandler(deps: AlertEvaluatorDeps) {
   };
 
   return middy(evaluatorHandler).use(injectLambdaContext(logger, { resetKeys: true }));
+}
+
+/** `work`, or the signal's reason as soon as it aborts (an evaluation that ignores its signal cannot hold the cycle). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /**
@@ -176,13 +203,23 @@ export function depsFromEnvironment(
   });
   return {
     config,
-    evaluate: (target, settings, timeMs) => evaluateTarget(target, settings, { source }, timeMs),
+    evaluate: (target, settings, timeMs, signal) =>
+      evaluateTarget(target, settings, { source: withSignal(source, signal) }, timeMs),
     store: new DynamoDbAlertStateStore({ client: dynamo, tableName: config.tableName }),
     ...(config.silencesTableName === undefined
       ? {}
       : { silences: new DynamoDbSilenceStore({ client: dynamo, tableName: config.silencesTableName }) }),
     publisher: new SnsAlertPublisher({ client: sns, topicArn: config.topicArn }),
     logger,
+  };
+}
+
+/** `source` with every query aborted by `signal` (as well as by any signal the caller passes). */
+export function withSignal(source: MetricsSource, signal: AbortSignal): MetricsSource {
+  const both = (own: AbortSignal | undefined): AbortSignal => (own === undefined ? signal : AbortSignal.any([own, signal]));
+  return {
+    instant: (query, options) => source.instant(query, { ...options, signal: both(options?.signal) }),
+    range: (query, options) => source.range(query, { ...options, signal: both(options.signal) }),
   };
 }
 

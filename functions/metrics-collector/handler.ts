@@ -47,6 +47,7 @@ export function createHandler(deps: MetricsCollectorDeps) {
     // invoke backfill a missed one. Never later than now: Prometheus has no samples from the future.
     const timeMs = Math.min(Date.parse(time), clock.now());
 
+    const deadline = withDeadline(signal, context, DEADLINE_MARGIN_MS);
     const result = await collectMetrics(
       {
         sourceFor: (target) => deps.sourceFor(target),
@@ -60,10 +61,10 @@ export function createHandler(deps: MetricsCollectorDeps) {
         namespace: config.cloudWatchNamespace,
         rateWindow: config.rateWindow,
         concurrency: config.concurrency,
-        signal: withDeadline(signal, context, DEADLINE_MARGIN_MS),
+        signal: deadline.signal,
         timeMs,
       },
-    );
+    ).finally(() => deadline.clear());
 
     for (const target of result.targets) logTarget(logger, target);
     const failed = result.targets.filter((t) => t.status === 'failed').length;

@@ -82,7 +82,12 @@ export function createHandler(deps: PreflightDeps) {
     const targets = selectTargets(config.targets, event);
     const deadline = withDeadline(signal, context, DEADLINE_MARGIN_MS);
     const checkedAt = new Date(clock.now()).toISOString();
-    const reports = await mapWithConcurrency(targets, TARGET_CONCURRENCY, (target) => deps.check(target, deadline));
+    let reports: PreflightReport[];
+    try {
+      reports = await mapWithConcurrency(targets, TARGET_CONCURRENCY, (target) => deps.check(target, deadline.signal));
+    } finally {
+      deadline.clear();
+    }
     for (const report of reports) logReport(logger, report);
     const status = worstStatus(reports.map((r) => r.status));
 

@@ -1,5 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
+import { LambdaDeadlineError } from './errors.js';
 
 /**
  * A Lambda entry point built on first use, not at import, so that importing a handler module (tests, the CLI) needs
@@ -28,12 +29,40 @@ export function lazyLambdaEntry<E, R>(
   };
 }
 
+/** One invocation's deadline guard: `signal` aborts `marginMs` before Lambda's deadline (or with middy's signal). */
+export interface Deadline {
+  readonly signal: AbortSignal;
+  /** Stops the timer; call it when the invocation ends (a pending timer would keep a local process alive). */
+  clear(): void;
+}
+
 /**
  * Combines middy's signal with one that fires `marginMs` before the Lambda deadline, so a function stops starting
- * work while there is still time to log and return what it did.
+ * work while there is still time to log and return what it did. The timer is a plain `setTimeout` held by this
+ * closure, not `AbortSignal.timeout`: `AbortSignal.any` keeps its sources only weakly, and on Node 20 an otherwise
+ * unreferenced timeout signal is garbage-collected and never fires (issue 15, test: lambdaEntry.test.ts).
  */
-export function withDeadline(signal: AbortSignal, context: Context, marginMs: number): AbortSignal {
-  if (typeof context.getRemainingTimeInMillis !== 'function') return signal;
-  const remaining = context.getRemainingTimeInMillis() - marginMs;
-  return AbortSignal.any([signal, AbortSignal.timeout(Math.max(0, remaining))]);
+export function withDeadline(signal: AbortSignal, context: Context, marginMs: number): Deadline {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const forward = (): void => {
+    clearTimeout(timer);
+    controller.abort(signal.reason);
+  };
+  if (typeof context.getRemainingTimeInMillis === 'function') {
+    const budgetMs = Math.max(0, context.getRemainingTimeInMillis() - marginMs);
+    timer = setTimeout(() => {
+      signal.removeEventListener('abort', forward);
+      controller.abort(new LambdaDeadlineError(budgetMs, marginMs));
+    }, budgetMs);
+  }
+  if (signal.aborted) forward();
+  else signal.addEventListener('abort', forward, { once: true });
+  return {
+    signal: controller.signal,
+    clear: () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', forward);
+    },
+  };
 }

@@ -86,7 +86,7 @@ export function createHandler(deps: SlackNotifierDeps) {
       };
       let posted: SlackPostResult;
       try {
-        posted = await slack.post(slackMessageFor(alert), { signal: deadline });
+        posted = await slack.post(slackMessageFor(alert), { signal: deadline.signal });
       } catch (error) {
         // Slack's errors never hold the webhook URL (shared/slack redacts it), so they can be logged whole.
         logger.error('alert not delivered to Slack', { ...about, error: error as Error });
@@ -107,6 +107,7 @@ export function createHandler(deps: SlackNotifierDeps) {
       result.delivered.push({ messageId, alertname: alert.alertname, status: alert.status, attempts: posted.attempts });
     }
 
+    deadline.clear();
     // Throw so Lambda's async retries, then the DLQ, keep the alert; a swallowed failure would lose a page.
     if (failures.length > 0) throw new SlackNotifierDeliveryFailedError(failures, { cause: firstFailure });
     return result;
