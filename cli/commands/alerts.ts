@@ -1,5 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { parse as parseYaml } from 'yaml';
+import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { ConfigInvalidError } from '../../shared/config/index.js';
 import { AlertExportInvalidError } from '../../shared/alerts/index.js';
@@ -20,6 +19,7 @@ import { readTwinState } from '../../sim/harness/twinState.js';
 import { harness } from '../harness.js';
 import { registerAlertSilenceCommands } from './alertSilences.js';
 import { printJson } from '../options.js';
+import { readStructuredFile } from '../readFile.js';
 
 export { renderAlertTable } from '../../shared/alerts/export/index.js';
 
@@ -86,33 +86,16 @@ export function renderAlertRules(options: AlertRulesOptions): string {
   }
 }
 
-/** Reads a targets file (YAML or JSON) with optional per-target `alerts` settings. */
+/** Reads a targets file (YAML or JSON) with optional per-target `alerts` settings; a bad field names the file. */
 export async function readAlertTargetsFile(path: string): Promise<AlertTarget[]> {
-  let text: string;
+  const value = await readStructuredFile('--targets', path);
   try {
-    text = await readFile(path, 'utf8');
+    return parseAlertTargets(value);
   } catch (error) {
-    throw new ConfigInvalidError(
-      'targets',
-      [{ path: '--targets', message: `cannot read ${path}: ${(error as Error).message}` }],
-      {
-        cause: error,
-      },
-    );
+    if (error instanceof ConfigInvalidError)
+      throw new ConfigInvalidError(`--targets ${path}`, error.issues, { cause: error });
+    throw error;
   }
-  let value: unknown;
-  try {
-    // YAML is a superset of JSON: one parser reads both forms.
-    value = parseYaml(text);
-  } catch (error) {
-    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
-    throw new ConfigInvalidError(
-      'targets',
-      [{ path: '--targets', message: `${path} is not valid YAML or JSON (${reason}); accepted: a list of targets` }],
-      { cause: error },
-    );
-  }
-  return parseAlertTargets(value);
 }
 
 /** Commander parser for `key=value` (repeatable). */
@@ -262,9 +245,10 @@ export function registerAlertEvaluateCommand(alerts: Command): void {
     .option('--verbose', "print the evaluator's JSON log lines")
     .option('--json', 'print the run summary as JSON')
     .action(async (opts: EvaluateCommandOptions) => {
+      // The user's file first: a mistake in it is named before the twin is looked at.
+      const settings = opts.alerts === undefined ? undefined : await readAlertSettingsFile(opts.alerts);
       const { functionLogger, twinAlertEvaluator } = await harness();
       const state = await readTwinState(opts.stateFile);
-      const settings = opts.alerts === undefined ? undefined : await readAlertSettingsFile(opts.alerts);
       const run = twinAlertEvaluator(state, {
         ...(settings === undefined ? {} : { alerts: settings }),
         logger: functionLogger('alert-evaluator', opts.verbose ?? false),
@@ -289,12 +273,13 @@ export function registerAlertEvaluateCommand(alerts: Command): void {
 
 /** Reads and checks a target's alert settings file (YAML or JSON); a bad field fails here, naming it. */
 async function readAlertSettingsFile(path: string): Promise<unknown> {
-  const input: unknown = parseYaml(await readFile(path, 'utf8'));
+  const input = await readStructuredFile('--alerts', path);
   try {
     parseAlertSettings(input);
   } catch (error) {
-    // Name the file: "invalid FILE: alerts.rules: unknown key ...".
-    if (error instanceof ConfigInvalidError) throw new ConfigInvalidError(path, error.issues, { cause: error });
+    // Name the flag and the file: "invalid --alerts FILE: rules.queueDepth: unknown key ...".
+    if (error instanceof ConfigInvalidError)
+      throw new ConfigInvalidError(`--alerts ${path}`, error.issues, { cause: error });
     throw error;
   }
   return input;

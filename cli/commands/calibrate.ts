@@ -185,11 +185,13 @@ export async function calibrateTwin(
   });
   const stop = () => calibration.run.abort();
   process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   let outcome;
   try {
     outcome = await calibration.run.result;
   } finally {
     process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
     progress.stop();
     calibration.close();
   }

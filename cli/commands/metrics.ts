@@ -1,10 +1,22 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { assertDuration, readCatalog } from '../../shared/metrics/index.js';
 import { readTwinState } from '../../sim/harness/twinState.js';
 import { twinMetricsSource, twinTarget } from '../../sim/harness/twinTarget.js';
 import { harness } from '../harness.js';
 import { table } from '../output.js';
 import { printJson } from '../options.js';
+
+/**
+ * Commander parser for --rate-window: checked under the flag's name (the collector would otherwise refuse it as
+ * RATE_WINDOW, an environment variable the user never set).
+ */
+function rateWindowOption(value: string): string {
+  try {
+    return assertDuration(value, '--rate-window');
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
 
 export function registerMetricsCommands(program: Command): void {
   const metrics = program.command('metrics').description('the Tier 1/2/3 metrics of the monitoring guide');
@@ -13,7 +25,7 @@ export function registerMetricsCommands(program: Command): void {
     .command('collect')
     .description('run the scheduled metrics collector Lambda once against the twin (AMP -> CloudWatch)')
     .requiredOption('--state-file <file>', 'the state file written by `twin up`')
-    .option('--rate-window <duration>', 'PromQL window for rates and quantiles', '1m')
+    .option('--rate-window <duration>', 'PromQL window for rates and quantiles', rateWindowOption, '1m')
     .option('--verbose', "also print the Lambda's own JSON log lines")
     .option('--json', 'print the collector result as JSON')
     .action(async (opts: { stateFile: string; rateWindow: string; verbose?: boolean; json?: boolean }) => {
@@ -46,10 +58,9 @@ export function registerMetricsCommands(program: Command): void {
     .command('read')
     .description("read the catalog (Tier 1/2/3) for the twin's deployment from Prometheus and print it")
     .requiredOption('--state-file <file>', 'the state file written by `twin up`')
-    .option('--rate-window <duration>', 'PromQL window for rates and quantiles', '1m')
+    .option('--rate-window <duration>', 'PromQL window for rates and quantiles', rateWindowOption, '1m')
     .option('--json', 'print the readings as JSON')
     .action(async (opts: { stateFile: string; rateWindow: string; json?: boolean }) => {
-      assertDuration(opts.rateWindow, '--rate-window');
       const state = await readTwinState(opts.stateFile);
       const result = await readCatalog(twinMetricsSource(state), twinTarget(state), {
         timeMs: Date.now(),

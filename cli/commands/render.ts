@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { Argument, InvalidArgumentError, type Command } from 'commander';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import * as z from 'zod';
@@ -15,7 +14,9 @@ import {
   vllmServiceUrl,
 } from '../../shared/kube/manifests/index.js';
 import { ampTriggerAuthentication, scaledObject } from '../../shared/keda/index.js';
+import { CliFileInvalidError } from '../errors.js';
 import { printJson } from '../options.js';
+import { readStructuredObject } from '../readFile.js';
 
 /**
  * The input of `render k6`: the fields both Jobs share at the top, the warmup Job's own fields under `warmup`, and,
@@ -101,30 +102,15 @@ export function applySetOptions(input: Record<string, unknown>, sets: readonly s
   return result;
 }
 
-/** Reads a YAML or JSON input file into an object; the message says what is wrong. */
+/** Reads a YAML or JSON input file into an object; one line naming --input, the file, line and column. */
 export async function readInputFile(path: string): Promise<Record<string, unknown>> {
-  let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    return await readStructuredObject('--input', path);
   } catch (error) {
-    throw new KubeManifestInputError('render', [
-      { path: '--input', message: `cannot read ${path}: ${(error as Error).message}` },
-    ]);
+    if (!(error instanceof CliFileInvalidError)) throw error;
+    const at = error.position === undefined ? '' : `:${error.position.line}:${error.position.column}`;
+    throw new KubeManifestInputError('render', [{ path: '--input', message: `${path}${at}: ${error.reason}` }]);
   }
-  let value: unknown;
-  try {
-    value = parseYaml(text);
-  } catch (error) {
-    throw new KubeManifestInputError('render', [
-      { path: '--input', message: `${path} is not YAML or JSON: ${(error as Error).message.split('\n')[0] ?? ''}` },
-    ]);
-  }
-  if (value === null || value === undefined) return {};
-  if (typeof value !== 'object' || Array.isArray(value))
-    throw new KubeManifestInputError('render', [
-      { path: '--input', message: `${path} must hold one object (a mapping of input fields)` },
-    ]);
-  return value as Record<string, unknown>;
 }
 
 /** `vllm-pilot render <kind>`: prints Kubernetes manifests for the product's objects. */

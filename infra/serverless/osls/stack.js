@@ -11,6 +11,12 @@ function stack({ resolveConfigurationProperty }) {
     const { buildStack } = await tsImport('../stack.ts', __filename);
     return buildStack(await resolveConfigurationProperty(['custom', 'stack']));
   })().catch((error) => {
+    // Bad stage parameters: one line naming each, printed once, then exit. Thrown, osls would print the error with
+    // its stack for every `${file(...)}` that reads this file (nine times).
+    if (error?.name === 'StackSettingsInvalidError') {
+      process.stderr.write(`vllm-eks-pilot: ${error.message.replace(/\s*\n\s*/g, ' ')}\n`);
+      process.exit(1);
+    }
     // osls asks again once the parameters can be resolved (an early pass throws MISSING_VARIABLE_DEPENDENCY).
     built = undefined;
     throw error;
