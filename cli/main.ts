@@ -35,7 +35,8 @@ try {
   if (error instanceof CommanderError) {
     // Usage errors: commander's (unknown option, missing argument, a parser's refusal) and an InvalidArgumentError
     // thrown by an action (`render --set =x`), which commander never prints.
-    if (!HELP_CODES.has(error.code)) process.stderr.write(`vllm-pilot: ${oneLine(error.message.replace(/^error: /, ''))}\n`);
+    if (!HELP_CODES.has(error.code))
+      process.stderr.write(`vllm-pilot: ${oneLine(error.message.replace(/^error: /, ''))}\n`);
     process.exitCode = error.exitCode === 0 ? 0 : 2;
   } else {
     const e = error as Error;

@@ -137,7 +137,9 @@ describe('Corpus: test/bad-inputs/stage-parameters.yaml', () => {
     // Assess
     expect(result.code).not.toBe(0);
     const printed = lines(`${result.stdout}\n${result.stderr}`);
-    expect(printed).toEqual([expect.stringMatching(/^vllm-eks-pilot: invalid stage parameters: cloudWatchNamespace: /)]);
+    expect(printed).toEqual([
+      expect.stringMatching(/^vllm-eks-pilot: invalid stage parameters: cloudWatchNamespace: /),
+    ]);
   }, 90_000);
 });
 

@@ -77,7 +77,9 @@ describe('Lambda deadlines with an AMP that never answers', () => {
     const lambda = collector.createHandler(collector.depsFromEnvironment(env, logger));
 
     // Act
-    const outcome = await timed(() => lambda(scheduledEvent, lambdaContext('metrics-collector', { remainingMs: 4_500 })));
+    const outcome = await timed(() =>
+      lambda(scheduledEvent, lambdaContext('metrics-collector', { remainingMs: 4_500 })),
+    );
 
     // Assess
     expect(outcome.ms).toBeLessThan(4_000);
@@ -101,7 +103,9 @@ describe('Lambda deadlines with an AMP that never answers', () => {
     const lambda = evaluator.createHandler(evaluator.depsFromEnvironment(env, logger));
 
     // Act
-    const outcome = await timed(() => lambda(scheduledEvent, lambdaContext('alert-evaluator', { remainingMs: 16_500 })));
+    const outcome = await timed(() =>
+      lambda(scheduledEvent, lambdaContext('alert-evaluator', { remainingMs: 16_500 })),
+    );
 
     // Assess
     expect(outcome.ms).toBeLessThan(16_000);
@@ -128,7 +132,9 @@ describe('Lambda deadlines with an AMP that never answers', () => {
     const lambda = preflight.createHandler(preflight.depsFromEnvironment(env, logger));
 
     // Act
-    const outcome = await timed(() => lambda({ targets: ['prod'] }, lambdaContext('preflight', { remainingMs: 11_500 })));
+    const outcome = await timed(() =>
+      lambda({ targets: ['prod'] }, lambdaContext('preflight', { remainingMs: 11_500 })),
+    );
 
     // Assess: the run ends with reports (the publish to the dead SNS endpoint fails, named, after them).
     expect(outcome.ms).toBeLessThan(11_000);

@@ -154,9 +154,19 @@ describe('Function: readInputFile', () => {
   });
 
   it.each([
-    { case: 'a missing file', file: 'nope.yaml', text: undefined, message: /--input: .*nope\.yaml: cannot read it \(ENOENT\)/ },
+    {
+      case: 'a missing file',
+      file: 'nope.yaml',
+      text: undefined,
+      message: /--input: .*nope\.yaml: cannot read it \(ENOENT\)/,
+    },
     { case: 'a list', file: 'list.yaml', text: '- a\n- b\n', message: /--input: .*list\.yaml: must hold one mapping/ },
-    { case: 'broken YAML', file: 'bad.yaml', text: 'a: [\n', message: /--input: .*bad\.yaml:\d+:\d+: not YAML or JSON: / },
+    {
+      case: 'broken YAML',
+      file: 'bad.yaml',
+      text: 'a: [\n',
+      message: /--input: .*bad\.yaml:\d+:\d+: not YAML or JSON: /,
+    },
   ])('refuses $case with one line naming --input', async ({ file, text, message }) => {
     // Prepare
     if (text !== undefined) await writeFile(join(dir, file), text);

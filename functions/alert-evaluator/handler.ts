@@ -216,7 +216,8 @@ export function depsFromEnvironment(
 
 /** `source` with every query aborted by `signal` (as well as by any signal the caller passes). */
 export function withSignal(source: MetricsSource, signal: AbortSignal): MetricsSource {
-  const both = (own: AbortSignal | undefined): AbortSignal => (own === undefined ? signal : AbortSignal.any([own, signal]));
+  const both = (own: AbortSignal | undefined): AbortSignal =>
+    own === undefined ? signal : AbortSignal.any([own, signal]);
   return {
     instant: (query, options) => source.instant(query, { ...options, signal: both(options?.signal) }),
     range: (query, options) => source.range(query, { ...options, signal: both(options.signal) }),

@@ -13,6 +13,8 @@ export class LambdaDeadlineError extends Error {
     readonly budgetMs: number,
     readonly marginMs: number,
   ) {
-    super(`the invocation's deadline passed: ${budgetMs} ms of work allowed, ${marginMs} ms kept before Lambda's timeout`);
+    super(
+      `the invocation's deadline passed: ${budgetMs} ms of work allowed, ${marginMs} ms kept before Lambda's timeout`,
+    );
   }
 }
