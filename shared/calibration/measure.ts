@@ -3,7 +3,17 @@
  * verdict (stable or saturated, with the reasons). Also the readiness gate run before the first step, and the
  * parsing of the k6 summary from the Job's log.
  */
-import { type InstantSample, MetricsError, type MetricsSource, type RangeSeries } from '../metrics/index.js';
+import {
+  type InstantSample,
+  MetricsError,
+  type MetricsSource,
+  type RangeSeries,
+  VALUE_DOMAIN,
+  type ValueDomain,
+  domainOfMetric,
+  guardSingleValue,
+  guardSinglePoints,
+} from '../metrics/index.js';
 import { K6_SUMMARY_MARKER, type K6Summary, k6SummarySchema } from '../kube/index.js';
 import { mapWithConcurrency, mean } from '../util/index.js';
 import {
@@ -108,7 +118,11 @@ export async function measureStep(
     counterWindow,
   ]);
   const value = (key: (typeof instantKeys)[number]): number | null =>
-    singleValue(values[instantKeys.indexOf(key)] ?? []);
+    singleValue(
+      values[instantKeys.indexOf(key)] ?? [],
+      queries[key],
+      key.startsWith('kvCache') ? domainOfMetric({ renamed: 'kvCacheUsage' }) : VALUE_DOMAIN.nonNegative,
+    );
 
   const pods = value('pods') ?? 0;
   if (pods === 0) {
@@ -117,7 +131,7 @@ export async function measureStep(
         'check that the ServiceMonitor selects the vLLM Service and that the Pods were Ready during the step',
     );
   }
-  const queue = queuePoints(queueSeries);
+  const queue = queuePoints(queueSeries, queries.queue);
   if (queue.length === 0) {
     throw new CalibrationMeasurementError(
       `step ${window.index + 1} (${fmt(window.rateRps)} req/s): AMP has no vllm:num_requests_waiting samples for ` +
@@ -437,15 +451,24 @@ async function ask<T>(what: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The value of a one-series answer; null when empty or not finite (the queries aggregate to one series). */
-function singleValue(samples: readonly InstantSample[]): number | null {
-  const first = samples[0];
-  return first === undefined || !Number.isFinite(first.value) ? null : first.value;
+/**
+ * The value of a one-series answer (the queries aggregate to one series); null for no data (empty, NaN). Several
+ * series, ±Inf and values outside `domain` are named errors (the shared AMP answer guard), never a number.
+ */
+function singleValue(
+  samples: readonly InstantSample[],
+  query = 'a calibration query',
+  domain: ValueDomain = VALUE_DOMAIN.nonNegative,
+): number | null {
+  return guardSingleValue(samples, domain, query) ?? null;
 }
 
-function queuePoints(series: readonly RangeSeries[]): Array<{ t: number; value: number }> {
-  const points = series[0]?.points ?? [];
-  return points.filter((p) => Number.isFinite(p.value)).map((p) => ({ t: p.timestampMs / 1000, value: p.value }));
+/** The queue depth's points (a count, >= 0), NaN dropped; several series or a bad value is a named error. */
+function queuePoints(series: readonly RangeSeries[], query: string): Array<{ t: number; value: number }> {
+  return guardSinglePoints(series, VALUE_DOMAIN.nonNegative, query).map((p) => ({
+    t: p.timestampMs / 1000,
+    value: p.value,
+  }));
 }
 
 /** Ordinary least-squares slope of value over t (per second): Σ(t−t̄)(y−ȳ) / Σ(t−t̄)²; 0 with fewer than 2 points. */

@@ -17,12 +17,15 @@ import {
   MetricsHttpError,
   MetricsInvalidOptionError,
   MetricsMalformedResponseError,
-  MetricsMultipleSeriesError,
   MetricsNetworkError,
   MetricsNonFiniteValueError,
+  MetricsRedirectRefusedError,
+  MetricsResponseTooLargeError,
   MetricsSigningError,
   MetricsTimeoutError,
 } from './errors.js';
+import { guardSingleValue } from './answerGuard.js';
+import { VALUE_DOMAIN, type ValueDomain } from './names.js';
 
 /** The SigV4 signing name of Amazon Managed Service for Prometheus. */
 export const AMP_SIGNING_SERVICE = 'aps';
@@ -49,9 +52,21 @@ export interface HttpMetricsSourceOptions {
   random?: () => number;
   /** The signing date and the reference for HTTP-date Retry-After values. Default: the system clock. */
   clock?: Clock;
+  /** Largest answer body read, in bytes; reading stops past it with MetricsResponseTooLargeError. Default 4 MiB. */
+  maxResponseBytes?: number;
 }
 
-const DEFAULTS = { timeoutMs: 10_000, maxAttempts: 3, baseDelayMs: 200, maxDelayMs: 5_000 } as const;
+/**
+ * maxResponseBytes: the catalog's and the alert rules' answers are a few KB (one series per target, Pod or GPU); 4 MiB
+ * is a thousand times that, and parsing it stays far below the collector's 512 MB (a 20 MB answer grew it 1.7 GB).
+ */
+const DEFAULTS = {
+  timeoutMs: 10_000,
+  maxAttempts: 3,
+  baseDelayMs: 200,
+  maxDelayMs: 5_000,
+  maxResponseBytes: 4 * 1024 * 1024,
+} as const;
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'endpoint',
   'region',
@@ -64,6 +79,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'sleep',
   'random',
   'clock',
+  'maxResponseBytes',
 ]);
 const SNIPPET_CHARS = 300;
 
@@ -100,6 +116,7 @@ export class PrometheusApiTransport {
   readonly #maxAttempts: number;
   readonly #baseDelayMs: number;
   readonly #maxDelayMs: number;
+  readonly #maxResponseBytes: number;
 
   constructor(options: HttpMetricsSourceOptions) {
     for (const key of Object.keys(options)) {
@@ -124,6 +141,10 @@ export class PrometheusApiTransport {
         got(options.maxDelayMs),
         `a number >= baseDelayMs (${this.#baseDelayMs})`,
       );
+    }
+    this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
+    if (!Number.isInteger(this.#maxResponseBytes) || this.#maxResponseBytes < 1) {
+      throw new MetricsInvalidOptionError('maxResponseBytes', got(options.maxResponseBytes), 'an integer >= 1');
     }
     this.#fetch = options.fetch ?? globalThis.fetch;
     this.#sleep = options.sleep ?? ((ms, signal) => sleepFor(ms, undefined, { signal }));
@@ -207,16 +228,23 @@ export class PrometheusApiTransport {
     let retryAfter: string | null;
     let text: string;
     try {
+      // Never follow a redirect: fetch would send the SigV4-signed headers (the session token) to the new origin.
       const response = await this.#fetch(url, {
         method,
         headers,
         ...(body === undefined ? {} : { body }),
         signal: combined,
+        redirect: 'manual',
       });
       status = response.status;
+      if ((status >= 300 && status <= 399) || response.type === 'opaqueredirect') {
+        await response.body?.cancel().catch(() => undefined);
+        throw new MetricsRedirectRefusedError(status, locationOrigin(response.headers.get('location'), url), { query });
+      }
       retryAfter = response.headers.get('retry-after');
-      text = await response.text();
+      text = await readCapped(response, this.#maxResponseBytes, query);
     } catch (error) {
+      if (error instanceof MetricsRedirectRefusedError || error instanceof MetricsResponseTooLargeError) throw error;
       if (signal?.aborted === true) throw new MetricsAbortedError({ query, cause: signal.reason });
       if (timeout.aborted) throw new MetricsTimeoutError(this.#timeoutMs, { query, cause: error });
       throw new MetricsNetworkError(redactUrl(url), { query, cause: error });
@@ -277,24 +305,22 @@ export class HttpMetricsSource implements MetricsSource {
   }
 }
 
-/** Expects exactly one finite value from an instant query (the KEDA scaler's rule) and returns it. */
+/**
+ * Expects exactly one finite value in `domain` from an instant query (the KEDA scaler's rule) and returns it.
+ * Default domain: >= 0 (every series this product reads is a count, rate, size or latency).
+ */
 export async function querySingleValue(
   source: MetricsSource,
   query: string,
-  options: InstantQueryOptions = {},
+  options: InstantQueryOptions & { domain?: ValueDomain } = {},
 ): Promise<number> {
-  const samples = await source.instant(query, options);
+  const { domain = VALUE_DOMAIN.nonNegative, ...queryOptions } = options;
+  const samples = await source.instant(query, queryOptions);
   const [first] = samples;
   if (first === undefined) throw new MetricsEmptyResultError({ query });
-  if (samples.length > 1) {
-    throw new MetricsMultipleSeriesError(
-      samples.map((sample) => sample.labels),
-      'exactly one series',
-      { query },
-    );
-  }
-  if (!Number.isFinite(first.value)) throw new MetricsNonFiniteValueError(first.value, first.labels, { query });
-  return first.value;
+  const value = guardSingleValue(samples, domain, query);
+  if (value === undefined) throw new MetricsNonFiniteValueError(first.value, first.labels, { query });
+  return value;
 }
 
 /**
@@ -344,6 +370,44 @@ function parseEndpoint(endpoint: unknown): URL {
   // Relative resolution of `api/v1/query` keeps the workspace path only under a trailing slash.
   if (!url.pathname.endsWith('/')) url.pathname = `${url.pathname}/`;
   return url;
+}
+
+/**
+ * Reads the body as text, stopping past `capBytes`: a Content-Length above the cap is refused before reading, and a
+ * streamed body is cancelled as soon as it crosses the cap, so an oversized answer never sits in memory whole.
+ */
+async function readCapped(response: Response, capBytes: number, query: string): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > capBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new MetricsResponseTooLargeError(capBytes, { query });
+  }
+  if (response.body === null) return '';
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let bytes = 0;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > capBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw new MetricsResponseTooLargeError(capBytes, { query });
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+  return text + decoder.decode();
+}
+
+/** The origin a redirect pointed to, for the error: never its path or query (they may carry tokens). */
+function locationOrigin(location: string | null, base: URL): string {
+  if (location === null) return 'none (no Location header)';
+  try {
+    return new URL(location, base).origin;
+  } catch {
+    return 'an unparsable Location';
+  }
 }
 
 function got(value: unknown): string {

@@ -196,19 +196,27 @@ export class MetricsEmptyResultError extends MetricsError {
   }
 }
 
-/** The query returned more series than the caller can use. */
+/** How many label sets an error names: enough to see what differs, short enough for one log line. */
+const NAMED_SERIES = 3;
+
+/** The query returned more series than the caller can use; names the first few label sets. */
 export class MetricsMultipleSeriesError extends MetricsError {
-  /** The label sets of the returned series. */
+  /** The label sets of the first returned series (at most a few). */
   readonly series: Array<Record<string, string>>;
+  /** How many series the answer held. */
+  readonly count: number;
 
   constructor(series: Array<Record<string, string>>, expected: string, options: MetricsErrorOptions = {}) {
+    const named = series.slice(0, NAMED_SERIES);
+    const more = series.length > named.length ? `, and ${series.length - named.length} more` : '';
     super(
-      `expected ${expected}, got ${series.length} series: ${series.map((labels) => JSON.stringify(labels)).join(', ')}`,
+      `expected ${expected}, got ${series.length} series: ${named.map((labels) => JSON.stringify(labels)).join(', ')}${more}`,
       false,
       options,
     );
     this.name = 'MetricsMultipleSeriesError';
-    this.series = series;
+    this.series = named;
+    this.count = series.length;
   }
 }
 
@@ -229,6 +237,63 @@ export class MetricsNonFiniteValueError extends MetricsError {
   }
 }
 
+/** A value outside its metric's domain (a negative count, rate or latency; a fraction above 1). Never published. */
+export class MetricsValueOutOfDomainError extends MetricsError {
+  readonly value: number;
+  readonly domain: string;
+  readonly labels: Record<string, string>;
+
+  constructor(value: number, domain: string, labels: Record<string, string>, options: MetricsErrorOptions = {}) {
+    super(`the query returned ${value} for ${JSON.stringify(labels)}, outside its domain (${domain})`, false, options);
+    this.name = 'MetricsValueOutOfDomainError';
+    this.value = value;
+    this.domain = domain;
+    this.labels = labels;
+  }
+}
+
+/** The answer held more series than the caller accepts (e.g. alert instances of one rule). Not retryable. */
+export class MetricsTooManySeriesError extends MetricsError {
+  readonly count: number;
+  readonly cap: number;
+
+  constructor(count: number, cap: number, options: MetricsErrorOptions = {}) {
+    super(`the query returned ${count} series, more than the cap of ${cap}`, false, options);
+    this.name = 'MetricsTooManySeriesError';
+    this.count = count;
+    this.cap = cap;
+  }
+}
+
+/** The answer's body is larger than the cap; reading stopped there. Not retryable (the same query grows the same). */
+export class MetricsResponseTooLargeError extends MetricsError {
+  readonly capBytes: number;
+
+  constructor(capBytes: number, options: MetricsErrorOptions = {}) {
+    super(
+      `the answer exceeds the cap of ${capBytes} bytes; reading stopped (query: ${oneLine(options.query)})`,
+      false,
+      options,
+    );
+    this.name = 'MetricsResponseTooLargeError';
+    this.capBytes = capBytes;
+  }
+}
+
+/** The server answered with a redirect; it is refused so the SigV4-signed headers never go elsewhere. */
+export class MetricsRedirectRefusedError extends MetricsError {
+  readonly status: number;
+  /** The origin the Location header pointed to (no path, no query), or `none` without a Location. */
+  readonly locationOrigin: string;
+
+  constructor(status: number, locationOrigin: string, options: MetricsErrorOptions = {}) {
+    super(`Prometheus answered HTTP ${status} redirecting to ${locationOrigin}; redirects are refused`, false, options);
+    this.name = 'MetricsRedirectRefusedError';
+    this.status = status;
+    this.locationOrigin = locationOrigin;
+  }
+}
+
 /** A series lacks the label a per-Pod or per-GPU reading is keyed by (e.g. scrape config without `pod`). */
 export class MetricsMissingLabelError extends MetricsError {
   readonly labelName: string;
@@ -240,6 +305,13 @@ export class MetricsMissingLabelError extends MetricsError {
     this.labelName = labelName;
     this.labels = labels;
   }
+}
+
+/** A query on one line, shortened: error messages stay one line. */
+function oneLine(query: string | undefined): string {
+  if (query === undefined) return 'unknown';
+  const flat = query.replace(/\s+/g, ' ').trim();
+  return flat.length > 200 ? `${flat.slice(0, 200)}...` : flat;
 }
 
 function formatNonFinite(value: number): string {

@@ -2,10 +2,38 @@
  * Metrics: vLLM's and DCGM's names, PromQL built safely, the catalog, and the AMP (Prometheus API) adapters of the
  * MetricsSource and AlertRulesSource ports.
  */
-export { HttpMetricsSource } from './ampClient.js';
+export { HttpMetricsSource, querySingleValue } from './ampClient.js';
+export {
+  domainOfUnit,
+  guardSamples,
+  guardSeriesCount,
+  guardSingleValue,
+  guardSinglePoints,
+  guardValue,
+} from './answerGuard.js';
 export { CATALOG, catalogEntry, type CatalogBuildOptions } from './catalog.js';
-export { MetricsError, MetricsHttpError, MetricsNetworkError, PromqlInvalidArgumentError } from './errors.js';
-export { CADVISOR, DCGM, VLLM, VLLM_RENAMED, type RenamedVllmMetric } from './names.js';
+export {
+  MetricsError,
+  MetricsHttpError,
+  MetricsMultipleSeriesError,
+  MetricsNetworkError,
+  MetricsNonFiniteValueError,
+  MetricsRedirectRefusedError,
+  MetricsResponseTooLargeError,
+  MetricsTooManySeriesError,
+  MetricsValueOutOfDomainError,
+  PromqlInvalidArgumentError,
+} from './errors.js';
+export {
+  CADVISOR,
+  DCGM,
+  VALUE_DOMAIN,
+  VLLM,
+  VLLM_RENAMED,
+  domainOfMetric,
+  type RenamedVllmMetric,
+  type ValueDomain,
+} from './names.js';
 export {
   DCGM_LABELS,
   aggregate,

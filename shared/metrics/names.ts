@@ -91,3 +91,41 @@ export const CADVISOR = {
   containerCpuUsageSeconds: 'container_cpu_usage_seconds_total',
   containerMemoryWorkingSetBytes: 'container_memory_working_set_bytes',
 } as const;
+
+/** The range a metric's values can take; a value outside it is a fault, never a number to publish or alert on. */
+export interface ValueDomain {
+  /** How the domain reads in an error, e.g. `a fraction in [0, 1]`. */
+  readonly name: string;
+  readonly min: number;
+  readonly max: number;
+}
+
+/** The domains the product's readings fall in. */
+export const VALUE_DOMAIN = {
+  nonNegative: { name: '>= 0: a count, rate, size or latency', min: 0, max: Number.POSITIVE_INFINITY },
+  fraction: { name: 'a fraction in [0, 1]', min: 0, max: 1 },
+  percent: { name: 'a percentage in [0, 100]', min: 0, max: 100 },
+} as const satisfies Record<string, ValueDomain>;
+
+/**
+ * Series narrower than >= 0; every other name in this file is a count, rate, size, temperature or latency (>= 0).
+ * vLLM's KV-cache usage is a 0-1 fraction under both names; dcgm-exporter's `*_UTIL` fields are percent and its
+ * `DCGM_FI_PROF_*_ACTIVE` fields are 0-1 ratios (dcgm-exporter `etc/dcp-metrics-included.csv`).
+ */
+const NARROW_DOMAINS: Readonly<Record<string, ValueDomain>> = {
+  [VLLM_RENAMED.kvCacheUsage.current]: VALUE_DOMAIN.fraction,
+  [VLLM_RENAMED.kvCacheUsage.legacy]: VALUE_DOMAIN.fraction,
+  [DCGM.gpuUtil]: VALUE_DOMAIN.percent,
+  [DCGM.memCopyUtil]: VALUE_DOMAIN.percent,
+  [DCGM.encUtil]: VALUE_DOMAIN.percent,
+  [DCGM.decUtil]: VALUE_DOMAIN.percent,
+  [DCGM.grEngineActive]: VALUE_DOMAIN.fraction,
+  [DCGM.pipeTensorActive]: VALUE_DOMAIN.fraction,
+  [DCGM.dramActive]: VALUE_DOMAIN.fraction,
+};
+
+/** The domain of a metric named here, by name or by its renamed vLLM key (`{ renamed: 'kvCacheUsage' }`). */
+export function domainOfMetric(ref: string | { renamed: RenamedVllmMetric }): ValueDomain {
+  const name = typeof ref === 'string' ? ref : VLLM_RENAMED[ref.renamed].current;
+  return NARROW_DOMAINS[name] ?? VALUE_DOMAIN.nonNegative;
+}

@@ -3,6 +3,7 @@
  * error becomes a `failures` entry; an expected absence (no traffic, an optional series) becomes a `skipped` entry.
  */
 import { mapWithConcurrency } from '../util/index.js';
+import { domainOfUnit, guardValue } from './answerGuard.js';
 import { CATALOG, type CatalogEntry } from './catalog.js';
 import { DCGM_LABELS, assertDuration, assertTarget } from './promql.js';
 import type { CatalogReading, CatalogResult, InstantSample, MetricsSource } from './types.js';
@@ -103,7 +104,9 @@ function toOutcome(entry: CatalogEntry, samples: InstantSample[], query: string,
   const readings: CatalogReading[] = [];
   const seen = new Set<string>();
   for (const sample of usable) {
-    if (!Number.isFinite(sample.value)) throw new MetricsNonFiniteValueError(sample.value, sample.labels, { query });
+    // NaN outside a needsTraffic entry is a fault; ±Inf and values outside the unit's domain always are.
+    if (Number.isNaN(sample.value)) throw new MetricsNonFiniteValueError(sample.value, sample.labels, { query });
+    guardValue(sample.value, domainOfUnit(entry.unit), { query, labels: sample.labels });
     const dimensions = dimensionsOf(entry, sample.labels, query);
     const key = JSON.stringify(dimensions);
     if (seen.has(key)) {

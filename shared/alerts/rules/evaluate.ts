@@ -1,4 +1,10 @@
-import type { InstantSample } from '../../metrics/index.js';
+import {
+  VALUE_DOMAIN,
+  guardSamples,
+  guardSeriesCount,
+  type InstantSample,
+  type ValueDomain,
+} from '../../metrics/index.js';
 import type { Target } from '../../config/index.js';
 import { AlertQueryFailedError } from '../errors.js';
 import { alertFingerprint } from '../fingerprint.js';
@@ -11,9 +17,25 @@ import {
   type AlertInstance,
   type AlertName,
   type AlertSettings,
+  type AlertValueUnit,
   type EvaluateDeps,
   type TargetEvaluation,
 } from '../types.js';
+
+/**
+ * Firing instances one rule may produce for one target. A rule fires per Pod or per GPU: a target with 200 of
+ * either is far beyond one deployment; more means a broken query or answer (half a million instances were seen),
+ * which becomes one named failure of the rule instead of a flood of notifications.
+ */
+export const MAX_INSTANCES_PER_RULE = 200;
+
+/** The domain of a rule's value from its unit: a ratio is a 0-1 fraction, requests, seconds and rates are >= 0. */
+const DOMAIN_OF_ALERT_UNIT: Readonly<Record<AlertValueUnit, ValueDomain>> = {
+  ratio: VALUE_DOMAIN.fraction,
+  requests: VALUE_DOMAIN.nonNegative,
+  seconds: VALUE_DOMAIN.nonNegative,
+  'per-second': VALUE_DOMAIN.nonNegative,
+};
 
 type RuleOutcome =
   | { alertname: AlertName; query: string; firing: AlertInstance[] }
@@ -66,7 +88,10 @@ async function evaluateRule(
     const value = rule.valueQuery(alertScopeForTarget(target), ruleSettings);
     const forSeconds = ruleSettings.forSeconds;
     query = heldForQuery(value, ruleSettings.threshold, forSeconds, resolutionFor(forSeconds));
-    const samples = await deps.source.instant(query, { timeMs });
+    const answer = await deps.source.instant(query, { timeMs });
+    // The whole rule fails on a bad answer: nothing fires on a value outside its domain, nothing resolves either.
+    guardSeriesCount(answer.length, MAX_INSTANCES_PER_RULE, query);
+    const samples = guardSamples(answer, DOMAIN_OF_ALERT_UNIT[rule.unit], query);
     const firing = samples
       .filter((sample) => !Number.isNaN(sample.value))
       .map((sample) => toInstance(rule, target, settings, sample))
