@@ -136,10 +136,12 @@ describe('Lambda deadlines with an AMP that never answers', () => {
       lambda({ targets: ['prod'] }, lambdaContext('preflight', { remainingMs: 11_500 })),
     );
 
-    // Assess: the run ends with reports (the publish to the dead SNS endpoint fails, named, after them).
+    // Assess: every check has a report (the AMP ones aborted by the guard, named); the publish to the dead SNS
+    // endpoint then fails, named, after them.
     expect(outcome.ms).toBeLessThan(11_000);
-    const reports = logger.lines.filter((l) => l.target === 'prod' || JSON.stringify(l).includes('"prod'));
-    expect(reports.length).toBeGreaterThan(0);
-    if (outcome.error !== undefined) expect(outcome.error).toMatchObject({ name: 'PreflightPublishError' });
+    expect(outcome.error).toMatchObject({ name: 'PreflightPublishError' });
+    const report = logger.lines.find((l) => l.message === 'target failed preflight' && l.target === 'prod');
+    expect(report).toMatchObject({ counts: { fail: 11 } });
+    expect(JSON.stringify(report?.problems)).toMatch(/MetricsAbortedError/);
   }, 30_000);
 });
