@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { readdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import {
   DescribeExecutionCommand,
   GetExecutionHistoryCommand,
@@ -9,7 +9,6 @@ import {
 } from '@aws-sdk/client-sfn';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { InvalidArgumentError, type Command } from 'commander';
-import { parse as parseYaml } from 'yaml';
 import {
   calibrationTarget,
   parseCalibrationInput,
@@ -19,13 +18,14 @@ import {
   type CalibrationReport,
   type StepMeasurement,
 } from '../../shared/calibration/index.js';
-import { executionFailure, type StoredReport } from '../../shared/calibration/workflow/index.js';
+import { executionFailure, REPORT_FILES, type StoredReport } from '../../shared/calibration/workflow/index.js';
 import { systemClock } from '../../shared/clock/index.js';
 import type { MetricsSource } from '../../shared/metrics/index.js';
 import type { TwinState, WorkflowEvent } from '../../sim/harness/index.js';
 import { readTwinState } from '../../sim/harness/twinState.js';
 import { twinMetricsSource } from '../../sim/harness/twinTarget.js';
 import { harness } from '../harness.js';
+import { readStructuredObject } from '../readFile.js';
 import { formatNumber, progressBar, writeProgress } from '../output.js';
 import { printJson } from '../options.js';
 
@@ -97,12 +97,15 @@ export function registerCalibrateCommand(program: Command): void {
     .action(async (opts: LocalOptions) => {
       if ((opts as { input?: string }).input === undefined)
         calibrate.error("error: required option '--input <file>' not specified");
-      if (opts.aws) return calibrateOnAws(opts);
+      // Every file argument before the twin or AWS is touched: a bad one is refused now, not after the run.
+      if (opts.out !== undefined) await checkOutFolder(opts.out);
+      const given = await readInputFile(opts.input);
+      if (opts.aws) return calibrateOnAws(opts, given);
       if (opts.stateFile === undefined)
         throw new CalibrateCommandError(
           'give --state-file (run against the twin) or --aws --state-machine-arn (run on AWS)',
         );
-      return calibrateOnTwin({ ...opts, stateFile: opts.stateFile });
+      return calibrateOnTwin({ ...opts, stateFile: opts.stateFile }, given);
     });
   registerRollbackCommand(calibrate);
 }
@@ -120,22 +123,32 @@ function executionNameOption(value: string): string {
   return value;
 }
 
-/** Reads the input file (JSON or YAML) as plain data. */
+/** Reads the input file (JSON or YAML; duplicate keys refused in both) as plain data: one line when it cannot. */
 async function readInputFile(path: string): Promise<Record<string, unknown>> {
-  const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new CalibrateCommandError(`--input ${path}: cannot read it (${error.code ?? error.message})`);
+  return readStructuredObject('--input', path);
+}
+
+/**
+ * `--out` is the folder the report goes to: refused when it is a file, or a folder that already holds a report (a
+ * second run would overwrite the first's). A folder that does not exist yet is created by the report store.
+ */
+async function checkOutFolder(path: string): Promise<void> {
+  const found = await stat(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw new CalibrateCommandError(`--out ${path}: cannot read it (${error.code ?? error.message})`);
   });
-  let data: unknown;
-  try {
-    data = /\.ya?ml$/i.test(path) ? parseYaml(text) : JSON.parse(text);
-  } catch (error) {
+  if (found === undefined) return;
+  if (!found.isDirectory())
     throw new CalibrateCommandError(
-      `--input ${path}: not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${(error as Error).message}`,
+      `--out ${path}: is an existing file; accepted: a folder for the report (new, or without ${REPORT_FILES.report})`,
     );
-  }
-  if (data === null || typeof data !== 'object' || Array.isArray(data))
-    throw new CalibrateCommandError(`--input ${path}: must be an object (the calibration input)`);
-  return data as Record<string, unknown>;
+  const entries = await readdir(path).catch((error: NodeJS.ErrnoException) => {
+    throw new CalibrateCommandError(`--out ${path}: cannot list it (${error.code ?? error.message})`);
+  });
+  if (entries.includes(REPORT_FILES.report))
+    throw new CalibrateCommandError(
+      `--out ${path}: already holds a report (${join(path, REPORT_FILES.report)}); accepted: a new folder, or one without ${REPORT_FILES.report}`,
+    );
 }
 
 /** `calib-<deployment>-<yyyymmddThhmmss>` in UTC. */
@@ -145,8 +158,11 @@ function defaultExecutionName(deployment: unknown, nowMs: number): string {
   return `calib-${name}-${stamp}`.slice(0, 80);
 }
 
-async function calibrateOnTwin(opts: LocalOptions & { stateFile: string }): Promise<void> {
-  await calibrateTwin(await readTwinState(opts.stateFile), opts);
+async function calibrateOnTwin(
+  opts: LocalOptions & { stateFile: string },
+  input: Record<string, unknown>,
+): Promise<void> {
+  await calibrateTwin(await readTwinState(opts.stateFile), { ...opts, input });
 }
 
 /**
@@ -338,7 +354,7 @@ function line(text: string): void {
 }
 
 /** `--aws`: StartExecution, then GetExecutionHistory until the execution ends, printing each state entered. */
-async function calibrateOnAws(opts: LocalOptions): Promise<void> {
+async function calibrateOnAws(opts: LocalOptions, given: Record<string, unknown>): Promise<void> {
   const arn = opts.stateMachineArn;
   const match = /^arn:aws[a-z-]*:states:([a-z0-9-]+):\d{12}:stateMachine:[A-Za-z0-9_-]+$/.exec(arn ?? '');
   if (arn === undefined || match === null)
@@ -346,7 +362,7 @@ async function calibrateOnAws(opts: LocalOptions): Promise<void> {
       `--state-machine-arn ${arn === undefined ? 'is required with --aws' : `"${arn}" is not a state machine ARN`}; accepted: arn:aws:states:<region>:<account>:stateMachine:<name>`,
     );
   const region = opts.region ?? match[1];
-  const raw = await readInputFile(opts.input);
+  const raw = { ...given };
   if (opts.strategy !== undefined) raw.plan = { ...(raw.plan as object | undefined), strategy: opts.strategy };
   const input = parseCalibrationInput(raw);
   const name = opts.executionName ?? defaultExecutionName(input.target.deployment, systemClock.now());

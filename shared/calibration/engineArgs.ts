@@ -50,3 +50,15 @@ export function maxNumSeqsOf(deployment: KubeObject): number | null {
   const value = Number(parseVllmArgs(argsOf(vllmContainer(containers))).get('--max-num-seqs'));
   return Number.isInteger(value) && value > 0 ? value : null;
 }
+
+/**
+ * The Deployment's `--max-model-len` (the context in tokens: prompt plus generated); null when its vLLM container does
+ * not set it (vLLM then takes the model's own, which only the model's config knows).
+ */
+export function maxModelLenOf(deployment: KubeObject): number | null {
+  const containers = (deployment.spec as { template?: { spec?: { containers?: TemplateContainer[] } } } | undefined)
+    ?.template?.spec?.containers;
+  if (!Array.isArray(containers) || containers.length === 0) return null;
+  const value = Number(parseVllmArgs(argsOf(vllmContainer(containers))).get('--max-model-len'));
+  return Number.isInteger(value) && value > 0 ? value : null;
+}

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { REGION, TARGET_NAME_RULES, toConfigIssues } from '../config/index.js';
-import { CalibrationInputInvalidError } from './errors.js';
+import { CalibrationInputInvalidError, type InputIssue } from './errors.js';
+import { EXECUTION_TIMEOUT_SECONDS } from './executionTimeout.js';
 import { STRATEGY_NAMES, type StrategyName } from './strategyNames.js';
 
 /**
@@ -18,20 +19,76 @@ export type DeployMode = (typeof DEPLOY_MODES)[number];
 /** The AWS guide's plan: 10, 20, ... 70 requests/s. */
 export const GUIDE_RATES = [10, 20, 30, 40, 50, 60, 70] as const;
 
+/**
+ * Bounds a value cannot sensibly exceed, checked by ValidateInput before anything changes. Above them the input is a
+ * typo (`testReplicas: 1000000`, `maxTokens: 1e9`), not a plan.
+ */
+export const INPUT_BOUNDS = {
+  /**
+   * Replicas during the test without a ScaledObject to bound them (Deploy refuses above its maxReplicaCount): a
+   * calibration measures what one replica serves; 64 GPUs is past any NodePool the guide sizes, and a typo would have
+   * Deploy scale (and pause KEDA) there.
+   */
+  testReplicas: 64,
+  /** Offered rate: a vLLM replica serves tens of requests/s; 10,000 is past any k6 Job this product starts. */
+  rateRps: 10_000,
+  /** Prompt, max_tokens and max_model_len: no served model has a context of a million tokens. */
+  tokens: 1_000_000,
+  /** Any duration (timeouts, holds, rests): none can exceed the execution's own timeout (names.ts). */
+  seconds: EXECUTION_TIMEOUT_SECONDS,
+  /**
+   * Per load step, beyond its hold, rest and ingestion timeout: starting the k6 Job and the WatchLoadStep looks
+   * (a Lambda invocation and a few state transitions each).
+   */
+  stepMarginSeconds: 60,
+  /** Per run, beyond its steps: Analyze, StoreReport, ApplyThresholds and Cleanup. */
+  runMarginSeconds: 600,
+  /** Attempts a load step may take: a step that fails its evidence checks is repeated once (issue 15, item 1). */
+  stepAttempts: 2,
+} as const;
+
+/** Control characters (C0, DEL, C1): a model name is a label value and a log field; these cannot be in it. */
+const CONTROL_CHARACTERS = /\p{Cc}/u;
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one: not valid UTF-16. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** A number's type error, naming a non-finite one (YAML's .inf and .nan parse as numbers; zod refuses them). */
+const notNumber = (expected: string) => (issue: { input?: unknown }) =>
+  typeof issue.input === 'number' ? `${issue.input} is not a finite number; ${expected}` : expected;
+
+/** JSON quoting that also escapes DEL and the C1 controls (JSON.stringify leaves them raw; NEL breaks a line). */
+function quote(text: string): string {
+  return JSON.stringify(text).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 function rule(r: { pattern: RegExp; accepted: string }) {
   return z.string({ error: `must be a string; accepted: ${r.accepted}` }).regex(r.pattern, {
     error: (issue) => `${JSON.stringify(issue.input)} is not valid; accepted: ${r.accepted}`,
   });
 }
 const seconds = (what: string) =>
-  z.number({ error: `must be a number of seconds (${what})` }).gt(0, { error: `must be > 0 seconds (${what})` });
+  z
+    .number({ error: notNumber(`must be a number of seconds (${what})`) })
+    .gt(0, { error: `must be > 0 seconds (${what})` })
+    .max(INPUT_BOUNDS.seconds, {
+      error: `must be <= ${INPUT_BOUNDS.seconds} seconds, the execution timeout (${what})`,
+    });
 const count = (what: string, min = 1) =>
   z
-    .number({ error: `must be an integer (${what})` })
+    .number({ error: notNumber(`must be an integer (${what})`) })
     .int({ error: `must be an integer (${what})` })
     .min(min, { error: `must be >= ${min} (${what})` });
+const tokens = (what: string) =>
+  count(what).max(INPUT_BOUNDS.tokens, {
+    error: `must be <= ${INPUT_BOUNDS.tokens} tokens, past any model's context (${what})`,
+  });
+const rate = (what: string) =>
+  z
+    .number({ error: notNumber(`must be a number of requests/s (${what})`) })
+    .gt(0, { error: `must be > 0 requests/s (${what})` })
+    .max(INPUT_BOUNDS.rateRps, { error: `must be <= ${INPUT_BOUNDS.rateRps} requests/s (${what})` });
 
-export const calibrationInputSchema = z.strictObject({
+const calibrationInputFields = z.strictObject({
   /** The deployment to calibrate and where its metrics are. */
   target: z.strictObject({
     cluster: rule(TARGET_NAME_RULES.cluster),
@@ -41,9 +98,32 @@ export const calibrationInputSchema = z.strictObject({
     namespace: rule(TARGET_NAME_RULES.dns1123Label),
     deployment: rule(TARGET_NAME_RULES.dns1123Label),
     /** The served model name (`model_name` label, `model` field of requests). Any characters: it is escaped. */
-    model: z.string({ error: 'is required (the served model name)' }).min(1, { error: 'must not be empty' }),
-    /** The AMP workspace URL (the twin's Prometheus URL locally). */
-    ampWorkspaceUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL (the AMP workspace URL)' }),
+    model: z
+      .string({ error: 'is required (the served model name)' })
+      .min(1, { error: 'must not be empty' })
+      .refine((model) => !CONTROL_CHARACTERS.test(model), {
+        error: (issue) => `${quote(issue.input as string)} holds a control character; accepted: printable characters`,
+      })
+      .refine((model) => !LONE_SURROGATE.test(model), {
+        error: (issue) => `${quote(issue.input as string)} is not valid Unicode (a lone surrogate)`,
+      }),
+    /** The AMP workspace URL (the twin's Prometheus URL locally): no credentials (SigV4 signs), no query. */
+    ampWorkspaceUrl: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL (the AMP workspace URL)' })
+      .superRefine((text, ctx) => {
+        const url = new URL(text);
+        if (url.username !== '' || url.password !== '')
+          ctx.addIssue({
+            code: 'custom',
+            message:
+              'must not carry credentials (user:pass@): requests are signed with SigV4; accepted: https://host/path',
+          });
+        if (url.search !== '' || url.hash !== '')
+          ctx.addIssue({
+            code: 'custom',
+            message: 'must not carry a query or fragment (?… or #…); accepted: https://host/path',
+          });
+      }),
     clusterLabel: rule(TARGET_NAME_RULES.prometheusLabel).optional(),
   }),
   /**
@@ -73,7 +153,7 @@ export const calibrationInputSchema = z.strictObject({
           image: z.string().min(1).optional(),
           /** vLLM's `--model` (an s3:// path or a Hugging Face id); default: target.model. */
           modelSource: z.string().min(1).optional(),
-          maxModelLen: count('max_model_len in tokens'),
+          maxModelLen: tokens('max_model_len in tokens'),
           gpuMemoryUtilization: z.number().gt(0).max(1).optional(),
           maxNumSeqs: count('max_num_seqs').optional(),
         }),
@@ -85,12 +165,16 @@ export const calibrationInputSchema = z.strictObject({
     )
     .default({ mode: 'shadow' }),
   /** Replicas during the test: the guide measures one replica (KEDA is paused at this count meanwhile). */
-  testReplicas: count('replicas during the test').default(1),
+  testReplicas: count('replicas during the test')
+    .max(INPUT_BOUNDS.testReplicas, {
+      error: `must be <= ${INPUT_BOUNDS.testReplicas} (replicas during the test; a calibration measures one replica's capacity)`,
+    })
+    .default(1),
   /** The request shape of every load request (the guide: a prompt of about 35 tokens, max_tokens 100). */
   request: z
     .strictObject({
-      promptTokens: count('prompt tokens').default(35),
-      maxTokens: count('max_tokens').default(100),
+      promptTokens: tokens('prompt tokens').default(35),
+      maxTokens: tokens('max_tokens').default(100),
       timeoutSeconds: seconds('per-request timeout').default(240),
     })
     .prefault({}),
@@ -111,7 +195,7 @@ export const calibrationInputSchema = z.strictObject({
         .default('linear'),
       /** Offered rates in requests/s, strictly increasing (linear's steps). */
       rates: z
-        .array(z.number({ error: 'must be a number of requests/s' }).gt(0, { error: 'must be > 0 requests/s' }))
+        .array(rate('offered rate of a step'))
         .min(1, { error: 'must list at least one rate' })
         .superRefine((rates, ctx) => {
           rates.forEach((rate, i) => {
@@ -127,8 +211,11 @@ export const calibrationInputSchema = z.strictObject({
         .default([...GUIDE_RATES]),
       holdSeconds: seconds('hold time of each step').default(60),
       restSeconds: z
-        .number({ error: 'must be a number of seconds (rest between steps)' })
+        .number({ error: notNumber('must be a number of seconds (rest between steps)') })
         .min(0, { error: 'must be >= 0 seconds (rest between steps)' })
+        .max(INPUT_BOUNDS.seconds, {
+          error: `must be <= ${INPUT_BOUNDS.seconds} seconds, the execution timeout (rest between steps)`,
+        })
         .default(30),
       /** End the plan after the first saturated step (the rest only adds overload). */
       stopAtSaturation: z.boolean().default(true),
@@ -196,19 +283,13 @@ export const calibrationInputSchema = z.strictObject({
        */
       adaptive: z
         .strictObject({
-          startRps: z
-            .number({ error: 'must be a number of requests/s (first bracket step)' })
-            .gt(0, { error: 'must be > 0 requests/s (first bracket step)' })
-            .default(10),
+          startRps: rate('first bracket step').default(10),
           growthFactor: z
             .number({ error: 'must be a number (rate multiplier between bracket steps)' })
             .gt(1, { error: 'must be > 1 (rate multiplier between bracket steps)' })
             .max(10, { error: 'must be <= 10 (rate multiplier between bracket steps)' })
             .default(3),
-          maxRps: z
-            .number({ error: 'must be a number of requests/s (highest rate offered)' })
-            .gt(0, { error: 'must be > 0 requests/s (highest rate offered)' })
-            .default(1024),
+          maxRps: rate('highest rate offered').default(1024),
           resolution: z
             .number({ error: 'must be a fraction of capacity (0.05 = ±5 %)' })
             .gt(0, { error: 'must be > 0 (a fraction of capacity, 0.05 = ±5 %)' })
@@ -279,15 +360,84 @@ export const calibrationInputSchema = z.strictObject({
     .prefault({}),
 });
 
+/** The fields, then the bounds that span several of them (a plan's worst-case duration, a request's length). */
+export const calibrationInputSchema = calibrationInputFields.superRefine((input, ctx) => {
+  const plan = worstCaseDuration(input);
+  if (plan.seconds > EXECUTION_TIMEOUT_SECONDS)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['plan'],
+      message:
+        `worst-case duration ${plan.seconds} s (${plan.formula}) exceeds the execution timeout ` +
+        `${EXECUTION_TIMEOUT_SECONDS} s; accepted: fewer or shorter steps, or shorter timeouts`,
+    });
+  const request = input.request.promptTokens + input.request.maxTokens;
+  if (input.deploy.mode === 'apply' && request > input.deploy.maxModelLen)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['request', 'maxTokens'],
+      message:
+        `promptTokens + maxTokens = ${request} tokens exceeds deploy.maxModelLen (${input.deploy.maxModelLen}), ` +
+        "the model's context; accepted: a request that fits it",
+    });
+});
+
 export type CalibrationInput = z.output<typeof calibrationInputSchema>;
 export type CalibrationInputSpec = z.input<typeof calibrationInputSchema>;
 export type CalibrationPlan = CalibrationInput['plan'];
 export type EarlyStopSettings = CalibrationPlan['earlyStop'];
 export type AdaptiveSettings = CalibrationPlan['adaptive'];
 
+/**
+ * The longest an execution of this input can run, and how: warmup, rollout and readiness timeouts, then for every
+ * step the plan may take (linear: its rates; adaptive: maxSteps), each attempt (a step is repeated once when its
+ * evidence fails) its hold, rest, AMP ingestion timeout and a margin, then the run's margin (INPUT_BOUNDS).
+ */
+export function worstCaseDuration(
+  input: Pick<CalibrationInput, 'plan' | 'warmup' | 'rollout' | 'readiness' | 'ingestion'>,
+): {
+  seconds: number;
+  formula: string;
+} {
+  const { plan } = input;
+  const linear = plan.strategy === 'linear';
+  const steps = linear ? plan.rates.length : plan.adaptive.maxSteps;
+  const hold = linear ? plan.holdSeconds : Math.max(plan.holdSeconds, plan.adaptive.bracketHoldSeconds ?? 0);
+  const { stepAttempts, stepMarginSeconds, runMarginSeconds } = INPUT_BOUNDS;
+  const perStep = hold + plan.restSeconds + input.ingestion.timeoutSeconds + stepMarginSeconds;
+  const seconds =
+    input.warmup.timeoutSeconds +
+    input.rollout.timeoutSeconds +
+    input.readiness.timeoutSeconds +
+    steps * stepAttempts * perStep +
+    runMarginSeconds;
+  const formula =
+    `warmup ${input.warmup.timeoutSeconds} + rollout ${input.rollout.timeoutSeconds} + readiness ` +
+    `${input.readiness.timeoutSeconds} + ${steps} steps × ${stepAttempts} attempts × (hold ${hold} + rest ` +
+    `${plan.restSeconds} + ingestion ${input.ingestion.timeoutSeconds} + margin ${stepMarginSeconds}) + run margin ` +
+    `${runMarginSeconds}`;
+  return { seconds, formula };
+}
+
 /** Validates a calibration input; throws CalibrationInputInvalidError naming every bad field. */
 export function parseCalibrationInput(input: unknown): CalibrationInput {
-  const parsed = calibrationInputSchema.safeParse(input);
-  if (!parsed.success) throw new CalibrationInputInvalidError(toConfigIssues('', parsed.error.issues));
+  const parsed = calibrationInputSchema.safeParse(input, { error: unknownKeysError });
+  if (!parsed.success) throw new CalibrationInputInvalidError(inputIssues(parsed.error.issues));
   return parsed.data;
+}
+
+/** zod's "Unrecognized key" says which key; this also says which are accepted (the object's own keys). */
+function unknownKeysError(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.code !== 'unrecognized_keys') return undefined;
+  const shape = (issue.inst as { _zod?: { def?: { shape?: object } } } | undefined)?._zod?.def?.shape;
+  return `unknown key${shape === undefined ? '' : `; accepted: ${Object.keys(shape).join(', ')}`}`;
+}
+
+/** One issue per unknown key, at its own path (`plan.ratez: unknown key; accepted: ...`). */
+function inputIssues(issues: readonly z.core.$ZodIssue[]): InputIssue[] {
+  return issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => toConfigIssues('', [{ ...issue, path: [...issue.path, key] }])[0] as InputIssue)
+      : toConfigIssues('', [issue]),
+  );
 }

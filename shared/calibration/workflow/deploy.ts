@@ -14,8 +14,13 @@ import {
   type VllmDeploymentInputSpec,
 } from '../../kube/manifests/index.js';
 import { measureBackground, parseLastCalibration, refuseServingTarget, type Background } from '../background.js';
-import { CalibrationTargetBusyError, CalibrationTargetNotFoundError } from '../errors.js';
-import { maxNumSeqsOf } from '../engineArgs.js';
+import {
+  CalibrationInputInvalidError,
+  CalibrationTargetBusyError,
+  CalibrationTargetNotFoundError,
+  type InputIssue,
+} from '../errors.js';
+import { maxModelLenOf, maxNumSeqsOf } from '../engineArgs.js';
 import type { CalibrationInput } from '../input.js';
 import { silenceTargetKey } from '../../alerts/silences/index.js';
 import { calibrationSilence, formatLease, leaseFor, type CalibrationLease } from './calibrationLease.js';
@@ -74,6 +79,9 @@ export async function deploy(ports: Ports, parsed: z.output<typeof event>): Prom
       );
     findTriggers(scaledObject);
   }
+  // Bounds only the cluster knows, before the first write (the shadow copy, a mark, a pause).
+  const issues = clusterBounds(input, live, scaledObject);
+  if (issues.length > 0) throw new CalibrationInputInvalidError(issues);
 
   const state =
     input.deploy.mode === 'shadow'
@@ -81,6 +89,43 @@ export async function deploy(ports: Ports, parsed: z.output<typeof event>): Prom
       : await deployInPlace(ports, cluster, parsed, live, scaledObject === undefined ? null : scaledObjectName);
   ports.logger.info('deployment ready for the calibration', { execution: execution.name, ...state });
   return state;
+}
+
+/** KEDA's maxReplicaCount when the ScaledObject leaves it out (keda.sh/docs/latest/reference/scaledobject-spec). */
+const KEDA_DEFAULT_MAX_REPLICAS = 100;
+
+/**
+ * The input's bounds that depend on the cluster: testReplicas within the ScaledObject's maxReplicaCount, and a request
+ * (promptTokens + maxTokens) within the Deployment's `--max-model-len` (deploy.mode apply: ValidateInput checked
+ * deploy.maxModelLen). A fact the cluster does not state (no ScaledObject, no flag) is not guessed.
+ */
+export function clusterBounds(
+  input: CalibrationInput,
+  live: KubeObject | undefined,
+  scaledObject: KubeObject | undefined,
+): InputIssue[] {
+  const issues: InputIssue[] = [];
+  if (scaledObject !== undefined) {
+    const max = (scaledObject.spec as { maxReplicaCount?: unknown } | undefined)?.maxReplicaCount;
+    const maxReplicas = typeof max === 'number' ? max : KEDA_DEFAULT_MAX_REPLICAS;
+    if (input.testReplicas > maxReplicas)
+      issues.push({
+        path: 'testReplicas',
+        message:
+          `${input.testReplicas} is above ScaledObject ${scaledObject.metadata.name}'s maxReplicaCount ` +
+          `(${maxReplicas}); accepted: at most ${maxReplicas}`,
+      });
+  }
+  const maxModelLen = input.deploy.mode === 'apply' || live === undefined ? null : maxModelLenOf(live);
+  const request = input.request.promptTokens + input.request.maxTokens;
+  if (maxModelLen !== null && request > maxModelLen)
+    issues.push({
+      path: 'request.maxTokens',
+      message:
+        `promptTokens + maxTokens = ${request} tokens exceeds --max-model-len ${maxModelLen} of Deployment ` +
+        `${input.target.namespace}/${input.target.deployment}; accepted: a request that fits the model's context`,
+    });
+  return issues;
 }
 
 /** deploy.mode shadow: the copy, held by this execution; production is only read. */

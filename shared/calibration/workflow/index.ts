@@ -29,7 +29,7 @@ export { CALIBRATION_STEPS, type CalibrationStepName } from './registry.js';
 export { startLoadStepStep } from './startLoadStep.js';
 export { startWarmupStep } from './startWarmup.js';
 export type { AnyCalibrationStep, CalibrationFunction, CalibrationStep } from './step.js';
-export { storeReportStep, type StoredReport } from './storeReport.js';
+export { REPORT_FILES, storeReportStep, type StoredReport } from './storeReport.js';
 export {
   sweepLeases,
   sweepLeasesFunction,

@@ -26,11 +26,8 @@ export const CALIBRATION_ANNOTATIONS = {
   lease: 'vllm-eks-pilot/calibration-lease',
 } as const;
 
-/**
- * The calibration state machine's TimeoutSeconds (statemachines/calibration.asl.json; a test keeps them equal): no
- * execution runs longer, so a lease taken at its start expires when the execution surely ended.
- */
-export const EXECUTION_TIMEOUT_SECONDS = 21_600;
+// Its home is beside the input, which bounds a plan's duration by it (input.ts must not import workflow/).
+export { EXECUTION_TIMEOUT_SECONDS } from '../executionTimeout.js';
 
 const LABEL_VALUE = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 
