@@ -7,6 +7,7 @@
  * 5 s, scale in when the queue is 0 and p95 < 3 s for 5 minutes.
  */
 import { CalibrationMeasurementError } from './errors.js';
+import { evidenceHeld } from './evidence.js';
 import { floor1, fmt, round1 } from './format.js';
 import type { CalibrationInput } from './input.js';
 import { classifyStep } from './measure.js';
@@ -17,12 +18,18 @@ import type { CalibrationAnalysis, Derived, StepMeasurement, Thresholds } from '
 export const QUEUE_ACTIVATION = 1;
 
 /** Names the saturation point, the last stable rate, one replica's capacity and the thresholds. */
-export function analyze(steps: readonly StepMeasurement[], input: CalibrationInput): CalibrationAnalysis {
+export function analyze(measured: readonly StepMeasurement[], input: CalibrationInput): CalibrationAnalysis {
+  // Only steps that are evidence (shared/calibration/evidence.ts): a step whose checks failed was repeated.
+  const steps = measured.filter(evidenceHeld);
   if (steps.length === 0) {
-    throw new CalibrationMeasurementError('no load step was measured: there is nothing to analyse');
+    throw new CalibrationMeasurementError(
+      measured.length === 0
+        ? 'no load step was measured: there is nothing to analyse'
+        : 'no load step passed its evidence checks: there is nothing to analyse',
+    );
   }
   const sorted = [...steps].sort((a, b) => a.rateRps - b.rateRps || a.index - b.index);
-  const notes = stepNotes(sorted, input);
+  const notes = [...repeatNotes(measured), ...stepNotes(sorted, input)];
   const saturated = sorted.find((s) => s.verdict.saturated);
   const stable = sorted.filter((s) => !s.verdict.saturated);
   const highestRate = sorted[sorted.length - 1]?.rateRps ?? 0;
@@ -248,6 +255,18 @@ function perPod(step: StepMeasurement, input: CalibrationInput, rps: number): nu
 function podsSuffix(step: StepMeasurement, input: CalibrationInput): string {
   const pods = podsOf(step, input);
   return pods > 1 ? ` / ${pods} Pods` : '';
+}
+
+/** The steps whose evidence failed, repeated and left out of the analysis, with why. */
+function repeatNotes(steps: readonly StepMeasurement[]): string[] {
+  return [...steps]
+    .sort((a, b) => a.index - b.index)
+    .filter((step) => !evidenceHeld(step))
+    .map(
+      (step) =>
+        `step ${step.index + 1} at ${fmt(step.rateRps)} req/s was repeated and is not used: ` +
+        (step.evidence?.reasons ?? []).join('; '),
+    );
 }
 
 /** What a user should know about individual steps: Pod counts, drops, errors, steps without traffic, preemptions. */

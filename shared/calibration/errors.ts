@@ -168,5 +168,20 @@ export class CalibrationRollbackConflictError extends CalibrationError {
   }
 }
 
+/**
+ * A step failed its evidence checks twice at the same rate (shared/calibration/evidence.ts: AMP's samples did not
+ * cover its window, its Pods changed or restarted, or AMP's completions disagreed with k6's): the run ends rather than
+ * derive thresholds from data that cannot be trusted. Not retried; the Catch runs the cleanup.
+ */
+export class CalibrationStepEvidenceError extends CalibrationError {
+  constructor(
+    message: string,
+    readonly reasons: readonly string[] = [],
+  ) {
+    super(message);
+    this.name = 'CalibrationStepEvidenceError';
+  }
+}
+
 /** Error names the state machine retries (transient). */
 export const RETRYABLE_ERROR_NAMES = ['CalibrationDependencyUnavailableError'] as const;

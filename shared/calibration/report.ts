@@ -37,6 +37,13 @@ export function renderSummaryText(report: CalibrationReport): string {
   lines.push('');
   lines.push(...stepTable(report.steps));
   lines.push('');
+  const repeated = [...report.steps].sort((x, y) => x.index - y.index).filter((s) => s.evidence?.ok === false);
+  if (repeated.length > 0) {
+    lines.push('Repeated steps (their data could not be trusted; not used):');
+    for (const s of repeated)
+      lines.push(`  - step ${s.index + 1} at ${fmt(s.rateRps)} req/s: ${(s.evidence?.reasons ?? []).join('; ')}`);
+    lines.push('');
+  }
 
   if (a.saturation.found) {
     lines.push(`Saturation: ${fmt(a.saturation.rateRps)} req/s (step ${a.saturation.stepIndex + 1})`);
@@ -130,7 +137,8 @@ function stepTable(steps: readonly StepMeasurement[]): string[] {
         pct(s.amp.kvCacheUsageMax, 0),
         k6 !== null && k6.droppedIterations > 0 ? `${ok}, ${k6.droppedIterations} dropped` : ok,
         held(s),
-        s.verdict.saturated ? 'SATURATED' : 'stable',
+        // A step whose evidence failed was not judged (shared/calibration/evidence.ts): its verdict is not used.
+        s.evidence?.ok === false ? `repeated (try ${s.evidence.attempt})` : s.verdict.saturated ? 'SATURATED' : 'stable',
       ];
     });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));

@@ -94,3 +94,33 @@ export const KV_CACHE_RULES = {
   /** Preemptions in the window tolerated by a stable verdict: none (each is a sequence evicted for want of blocks). */
   maxPreemptions: 0,
 } as const;
+
+/**
+ * When a step is evidence (shared/calibration/evidence.ts): the checks MeasureStep makes before a step is judged. A
+ * step that fails one is repeated once at the same rate, and failing again ends the run (CalibrationStepEvidenceError).
+ */
+export const EVIDENCE_RULES = {
+  /**
+   * AMP covers the window: no gap between a measured Pod's samples (or between the window's start and its first one)
+   * longer than this many scrape intervals. One missed scrape is ordinary (a slow /metrics answer); two in a row is a
+   * pause or an outage, and the counters read across it lose what happened in it.
+   */
+  maxGapScrapeIntervals: 2,
+  /**
+   * AMP's completions agree with k6's: AMP's completed requests over the window within this fraction of what k6 got
+   * back OK over its hold plus the background... 10 % is twice k6's own noise at its window's edges (k6 counts a
+   * request when its response ends, AMP when its scrape sees it: up to one scrape of completions fall on either side).
+   */
+  completionTolerance: 0.1,
+  /** ... plus this many requests: at low rates a scrape's worth of completions exceeds 10 %. */
+  completionSlackRequests: 5,
+  /**
+   * k6's failed requests: more than this fraction of its requests failed, and fast (k6's p95 duration below
+   * fastFailureFraction of the request timeout), is a broken step (connections refused, 5xx from a Pod that went
+   * away), not saturation: a saturated replica's failures are timeouts, which push k6's p95 to the timeout.
+   */
+  maxFastFailedFraction: 0.05,
+  fastFailureFraction: 0.9,
+  /** A rate is tried this many times in all: once, and once more after a failed check. */
+  attemptsPerRate: 2,
+} as const;

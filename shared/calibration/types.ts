@@ -147,6 +147,20 @@ export interface StepMeasurement {
    * measurements made before AwaitStepData existed.
    */
   ingestion?: { waitedSeconds: number; looks: number; reason: string };
+  /**
+   * Whether the step's data can be trusted (shared/calibration/evidence.ts): AMP covered the window, the same warm
+   * Pods served it, AMP's completions agree with k6's. A step whose evidence failed is repeated once and never judged.
+   * Absent in measurements made before the checks existed (taken as held).
+   */
+  evidence?: StepEvidence;
+}
+
+/** The outcome of a step's evidence checks: `ok`, or every reason it failed; `attempt` counts this rate's tries. */
+export interface StepEvidence {
+  ok: boolean;
+  reasons: string[];
+  /** 1 for a rate's first try, 2 for its repeat after a failed check. */
+  attempt: number;
 }
 
 /** A derived value with the reason and formula that produced it (for the report, the logs and docs/calibration.md). */

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { attemptOf, checkStepEvidence } from '../evidence.js';
 import { measureStep as measure } from '../measure.js';
 import type { K6Summary } from '../../kube/index.js';
 import type { StepMeasurement } from '../types.js';
@@ -25,6 +26,8 @@ const event = z.object({
  *   stepWindow.ts) and lasts the hold.
  * - Ended early by WatchLoadStep: the Job was stopped, so there is no k6 summary (null); the window runs from the
  *   load's start to the end of what the decision saw.
+ * Then the step's evidence (shared/calibration/evidence.ts: AMP covered the window, the same warm Pods served it, AMP
+ * agrees with k6) is recorded on it: PlanNextStep repeats a step whose evidence failed, and Analyze ignores it.
  */
 export async function measureStep(
   ports: Ports,
@@ -60,7 +63,28 @@ export async function measureStep(
     stepData?.job === load.job.name && stepData.status === 'in'
       ? { waitedSeconds: stepData.waitedSeconds, looks: stepData.looks, reason: stepData.reason }
       : undefined;
-  const measurement: StepMeasurement = ingestion === undefined ? measured : { ...measured, ingestion };
+  // Before the step is judged: can its data be trusted? (evidence.ts; PlanNextStep repeats a step that fails, once.)
+  const earlier = steps.filter((step) => step.index !== load.index);
+  const evidence = await checkStepEvidence(
+    { source: source.source, cluster: await ports.cluster(input.target) },
+    input,
+    measured,
+    {
+      window: { startMs, endMs },
+      nowMs: ports.clock.now(),
+      ...(load.servedBy === undefined ? {} : { servedBy: load.servedBy }),
+      namespace: load.job.namespace,
+      backgroundRps: load.backgroundRps,
+      k6RateRps: load.k6RateRps,
+      requestTimeoutSeconds: input.request.timeoutSeconds,
+      attempt: attemptOf(load.rateRps, earlier),
+    },
+  );
+  const measurement: StepMeasurement = {
+    ...measured,
+    ...(ingestion === undefined ? {} : { ingestion }),
+    evidence,
+  };
   ports.logger.info('step measured', {
     execution: execution.name,
     index: load.index,
@@ -69,8 +93,9 @@ export async function measureStep(
     saturated: measurement.verdict.saturated,
     reasons: measurement.verdict.reasons,
     ingestion: ingestion?.reason,
+    evidence: evidence.ok ? 'held' : evidence.reasons,
   });
-  return [...steps.filter((step) => step.index !== load.index), measurement].sort((a, b) => a.index - b.index);
+  return [...earlier, measurement].sort((a, b) => a.index - b.index);
 }
 
 export const measureStepStep = {

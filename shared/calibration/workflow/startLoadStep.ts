@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ensureJob } from '../../kube/index.js';
 import { k6RateFor, MIN_K6_RPS } from '../background.js';
+import { deploymentPodRecords } from '../evidence.js';
 import { k6LoadJob } from '../../kube/manifests/index.js';
 import { JOB_BOUND_SLACK_SECONDS } from './k6Jobs.js';
 import { EXECUTION_LABEL, executionNames } from './names.js';
@@ -50,6 +51,9 @@ export async function startLoadStep(
   const clamped = plan.rateRps - backgroundRps < MIN_K6_RPS;
   const rateRps = clamped ? backgroundRps + k6RateRps : plan.rateRps;
   await requireHeld(cluster, deployment.namespace, deployment.name, names.label);
+  // The Pods that serve the step from its start: MeasureStep checks the same ones served it to its end (evidence.ts).
+  // Read before the Job exists, so a retry that finds the Job reads them again: still the step's start within a request.
+  const { ready } = await deploymentPodRecords(cluster, deployment.namespace, deployment.name);
   const { created, createdAtMs } = await ensureJob(
     cluster,
     k6LoadJob({
@@ -93,6 +97,7 @@ export async function startLoadStep(
     holdSeconds,
     ...(plan.stableAfterFraction === undefined ? {} : { stableAfterFraction: plan.stableAfterFraction }),
     ...(deployment.maxNumSeqs === undefined ? {} : { maxNumSeqs: deployment.maxNumSeqs }),
+    servedBy: { deployment: deployment.name, pods: ready },
   };
 }
 

@@ -116,6 +116,23 @@ export const loadStateSchema = z.object({
   stableAfterFraction: z.number().gt(0).max(1).optional(),
   /** The Deployment's `--max-num-seqs` (Deploy read it), recorded with the step's measurement. */
   maxNumSeqs: z.number().int().positive().nullable().optional(),
+  /**
+   * The measured Deployment's Ready Pods when the step started (shared/calibration/evidence.ts): MeasureStep checks the
+   * same Pods served the whole window. Absent in states written before it was recorded (the Pod check is skipped).
+   */
+  servedBy: z
+    .object({
+      deployment: z.string(),
+      pods: z.array(
+        z.object({
+          name: z.string(),
+          uid: z.string(),
+          restartCount: z.number().int().min(0),
+          containerStartMs: z.number().nullable(),
+        }),
+      ),
+    })
+    .optional(),
 });
 export type LoadState = z.infer<typeof loadStateSchema>;
 
