@@ -13,9 +13,8 @@ import {
   querySingleValue,
   readCatalog,
 } from '../shared/metrics/index.js';
-import { ALERT_NAMES, type AlertName } from '../shared/alerts/types.js';
-import { evaluateTarget } from '../shared/alerts/rules/evaluate.js';
-import { parseAlertSettings } from '../shared/alerts/rules/settings.js';
+import { ALERT_NAMES, type AlertName } from '../shared/alerts/index.js';
+import { evaluateTarget, parseAlertSettings } from '../shared/alerts/rules/index.js';
 import type { Target } from '../shared/config/index.js';
 
 // The AMP-answer corpus of issue 15 ("Every AMP answer is checked"): test/bad-inputs/amp-answers.yaml. Each body is

@@ -158,6 +158,40 @@ describe('Function: collectMetrics', () => {
     });
   });
 
+  it.each([
+    {
+      case: 'a negative queue depth',
+      queryPart: 'vllm:num_requests_waiting',
+      value: -5,
+      name: 'MetricsValueOutOfDomainError',
+    },
+    { case: 'an infinite p95 latency', queryPart: '0.95', value: Infinity, name: 'MetricsNonFiniteValueError' },
+  ])('never publishes $case: the query is a named failure of its target, the rest is published', async (c) => {
+    // Prepare: one query of the healthy target answers a value outside its domain; the other target is untouched.
+    const good = answeringSource();
+    const bad: MetricsSource = {
+      instant: async (query, options) => {
+        const samples = await good.instant(query, options);
+        return query.includes(c.queryPart) ? samples.map((s) => ({ ...s, value: c.value })) : samples;
+      },
+      range: () => Promise.resolve([]),
+    };
+
+    // Act
+    const result = await collectMetrics(deps({ [healthy.name]: bad, [broken.name]: good }), [healthy, broken], {
+      namespace: 'vLLM/EKSPilot',
+    });
+
+    // Assess
+    const [mixed, clean] = result.targets;
+    expect(mixed?.status).toBe('partial');
+    expect(mixed?.failures.length).toBeGreaterThan(0);
+    expect(mixed?.failures.every((f) => f.name === c.name)).toBe(true);
+    expect(clean).toMatchObject({ status: 'ok', published: CATALOG.length });
+    const values = twin.datums().map((d) => d.value);
+    expect(values).not.toContain(c.value);
+  });
+
   it('reports a target as failed when CloudWatch refuses its publish, naming the queries that were lost', async () => {
     // Prepare
     twin.failNextRequests(1);

@@ -18,8 +18,12 @@ import {
   MetricsMultipleSeriesError,
   MetricsNetworkError,
   MetricsNonFiniteValueError,
+  MetricsRedirectRefusedError,
+  MetricsResponseTooLargeError,
   MetricsTimeoutError,
+  MetricsValueOutOfDomainError,
 } from './errors.js';
+import { VALUE_DOMAIN } from './names.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // A tiny Prometheus stand-in on 127.0.0.1 that records requests and answers from a script.
@@ -547,6 +551,83 @@ describe('Class: HttpMetricsSource', () => {
   });
 });
 
+describe('Class: HttpMetricsSource (answers that are refused)', () => {
+  it.each([
+    { case: 'a temporary redirect', status: 302 },
+    { case: 'a permanent redirect', status: 301 },
+    { case: 'a redirect keeping the method (307)', status: 307 },
+    { case: 'a permanent redirect keeping the method (308)', status: 308 },
+  ])('refuses $case to another origin, naming that origin; the signed headers never leave', async ({ status }) => {
+    // Prepare
+    const elsewhere = await startServer([]);
+    const server = await startServer([
+      (res) => res.writeHead(status, { location: `${elsewhere.url}/collect?token=abc` }).end(),
+    ]);
+    const { client } = source(server.url, {
+      credentials: { ...credentials, sessionToken: 'FwoGZXIvYXdzEXAMPLE' },
+    });
+
+    // Act
+    const thrown = await client.instant('up').catch((e: unknown) => e);
+
+    // Assess
+    expect(thrown).toBeInstanceOf(MetricsRedirectRefusedError);
+    expect(thrown).toMatchObject({ status, locationOrigin: elsewhere.url, query: 'up', retryable: false });
+    expect((thrown as Error).message).not.toContain('token=abc');
+    expect(server.requests).toHaveLength(1);
+    expect(elsewhere.requests).toHaveLength(0);
+  });
+
+  it('stops reading a streamed answer past maxResponseBytes and names the cap and the query', async () => {
+    // Prepare: a chunked answer (no Content-Length) that keeps coming.
+    let written = 0;
+    const server = await startServer([
+      (res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.on('error', () => undefined);
+        const chunk = Buffer.alloc(16 * 1024, 'x');
+        const more = (): void => {
+          while (written < 50 * chunk.length && !res.destroyed) {
+            written += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', more);
+          }
+          res.end();
+        };
+        more();
+      },
+    ]);
+    const { client } = source(server.url, { maxResponseBytes: 64 * 1024 });
+
+    // Act
+    const thrown = await client.instant('count by (pod) (up)').catch((e: unknown) => e);
+
+    // Assess
+    expect(thrown).toBeInstanceOf(MetricsResponseTooLargeError);
+    expect((thrown as Error).message).toBe(
+      'the answer exceeds the cap of 65536 bytes; reading stopped (query: count by (pod) (up))',
+    );
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('reads an answer of exactly maxResponseBytes', async () => {
+    // Prepare
+    const body = JSON.stringify(vector([{ metric: {}, value: [1, '1'] }]));
+    const server = await startServer([json(200, vector([{ metric: {}, value: [1, '1'] }]))]);
+    const { client } = source(server.url, { maxResponseBytes: Buffer.byteLength(body) });
+
+    // Act & Assess
+    await expect(client.instant('up')).resolves.toEqual([{ labels: {}, value: 1, timestampMs: 1000 }]);
+  });
+
+  it.each([
+    { case: 'zero', value: 0 },
+    { case: 'a fraction', value: 1.5 },
+  ])('refuses maxResponseBytes of $case', ({ value }) => {
+    // Act & Assess
+    expect(() => source('http://127.0.0.1:9', { maxResponseBytes: value })).toThrow(MetricsInvalidOptionError);
+  });
+});
+
 describe('Function: querySingleValue', () => {
   it('returns the one finite value', async () => {
     // Prepare
@@ -609,6 +690,29 @@ describe('Function: querySingleValue', () => {
 
     // Assess
     expect((thrown as MetricsMultipleSeriesError).series).toEqual([{ pod: 'a' }, { pod: 'b' }]);
+  });
+
+  it('refuses a value outside the domain it is asked for (a KV-cache fraction of 1.7)', async () => {
+    // Prepare
+    const server = await startServer([json(200, vector([{ metric: {}, value: [1, '1.7'] }]))]);
+
+    // Act
+    const thrown = await querySingleValue(source(server.url).client, 'max(vllm:kv_cache_usage_perc)', {
+      domain: VALUE_DOMAIN.fraction,
+    }).catch((e: unknown) => e);
+
+    // Assess
+    expect(thrown).toBeInstanceOf(MetricsValueOutOfDomainError);
+  });
+
+  it('refuses a negative count by default', async () => {
+    // Prepare
+    const server = await startServer([json(200, vector([{ metric: {}, value: [1, '-5'] }]))]);
+
+    // Act & Assess
+    await expect(querySingleValue(source(server.url).client, 'count(up)')).rejects.toThrow(
+      MetricsValueOutOfDomainError,
+    );
   });
 });
 

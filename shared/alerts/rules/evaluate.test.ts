@@ -8,7 +8,7 @@ import {
 } from '../../metrics/index.js';
 import type { Target } from '../../config/index.js';
 import { AlertQueryFailedError } from '../errors.js';
-import { evaluateTarget } from './evaluate.js';
+import { MAX_INSTANCES_PER_RULE, evaluateTarget } from './evaluate.js';
 import { alertFingerprint } from '../fingerprint.js';
 import { parseAlertSettings } from './settings.js';
 
@@ -179,5 +179,59 @@ describe('Function: evaluateTarget', () => {
     expect(new Set(a.firing.map((alert) => alert.fingerprint)).size).toBe(2);
     const podAFirst = a.firing.find((alert) => alert.labels.pod === POD)?.fingerprint;
     expect(b.firing[0]?.fingerprint).toBe(podAFirst);
+  });
+
+  it.each([
+    {
+      case: 'a KV-cache fraction of 3.2',
+      metric: 'vllm:kv_cache_usage_perc',
+      value: 3.2,
+      cause: 'MetricsValueOutOfDomainError',
+    },
+    {
+      case: 'a queue of +Inf',
+      metric: 'vllm:num_requests_waiting',
+      value: Infinity,
+      cause: 'MetricsNonFiniteValueError',
+    },
+    { case: 'a negative queue', metric: 'vllm:num_requests_waiting', value: -5, cause: 'MetricsValueOutOfDomainError' },
+  ])(
+    'never fires on $case: the rule fails with a named cause, the others still fire',
+    async ({ metric, value, cause }) => {
+      // Prepare
+      const source = new FakeSource({
+        [metric]: [sample({ namespace: 'llm', pod: POD }, value)],
+        'vllm:e2e_request_latency_seconds': [sample({ namespace: 'llm' }, 9)],
+      });
+
+      // Act
+      const evaluation = await evaluateTarget(target, parseAlertSettings({}), { source }, TIME_MS);
+
+      // Assess
+      expect(evaluation.firing.map((alert) => alert.alertname)).toEqual(['VLLMHighLatency']);
+      expect(evaluation.failures).toHaveLength(1);
+      const [failure] = evaluation.failures;
+      expect(failure?.error).toBeInstanceOf(AlertQueryFailedError);
+      expect((failure?.error.cause as Error).name).toBe(cause);
+      expect(failure?.error.message).not.toContain('\n');
+    },
+  );
+
+  it('fails a rule with more instances than the per-rule cap instead of firing them all', async () => {
+    // Prepare
+    const flood = Array.from({ length: 500_000 }, (_, i) => sample({ namespace: 'llm', pod: `${POD}-${i}` }, 40));
+    const source = new FakeSource({ 'vllm:num_requests_waiting': flood });
+
+    // Act
+    const evaluation = await evaluateTarget(target, parseAlertSettings({}), { source }, TIME_MS);
+
+    // Assess
+    expect(evaluation.firing).toEqual([]);
+    expect(evaluation.evaluatedRules).not.toContain('VLLMHighQueueDepth');
+    const [failure] = evaluation.failures;
+    expect(failure?.alertname).toBe('VLLMHighQueueDepth');
+    expect(failure?.error.message).toContain(
+      `the query returned 500000 series, more than the cap of ${MAX_INSTANCES_PER_RULE}`,
+    );
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The guide's alert rules (one file each, one registry), their settings per target, and their evaluation against AMP.
  */
-export { evaluateTarget, failedEvaluation } from './evaluate.js';
+export { MAX_INSTANCES_PER_RULE, evaluateTarget, failedEvaluation } from './evaluate.js';
 export { ALERT_RULES, ruleByName, runbookUrl } from './registry.js';
 export { GENERIC_SCOPE, alertScopeForTarget } from './scope.js';
 export {
