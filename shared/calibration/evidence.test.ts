@@ -238,6 +238,19 @@ describe('Function: checkStepEvidence', () => {
     expect(evidence.reasons.join('\n')).toMatch(/restarted 1 time/);
   });
 
+  it('fails a step that started on fewer Ready Pods than the test runs', async () => {
+    // Act
+    const evidence = await checkStepEvidence(
+      { source: source([timestamps('vllm-inference-app-1', samples(-3, 70))]), cluster: cluster([kubePod('vllm-inference-app-1')]) },
+      testInput({ testReplicas: 2 }),
+      heldStep(20),
+      context,
+    );
+
+    // Assess
+    expect(evidence.reasons).toContain("1 of the 2 test replica(s) were Ready at the step's start");
+  });
+
   it('skips the Pod check for a state written before servedBy', async () => {
     // Prepare
     const { servedBy: _, ...old } = context;

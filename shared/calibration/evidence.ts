@@ -245,14 +245,22 @@ export async function checkStepEvidence(
 ): Promise<StepEvidence> {
   const target = calibrationTarget(input);
   const { window } = context;
-  const series = await askAmp(`the sample times of ${target.name}`, () =>
-    deps.source.range(`timestamp(${vllmSelector(target, VLLM.numRequestsRunning)})`, {
-      startMs: window.startMs,
-      endMs: Math.max(window.endMs, Math.min(context.nowMs, window.endMs + PAST_END_SECONDS * 1000)),
-      stepSeconds: 1,
-    }),
-  );
-  const byPod = sampleTimesByPod(series);
+  const query = `timestamp(${vllmSelector(target, VLLM.numRequestsRunning)})`;
+  const [series, latest] = await Promise.all([
+    askAmp(`the sample times of ${target.name}`, () =>
+      deps.source.range(query, {
+        startMs: window.startMs,
+        endMs: Math.max(window.endMs, Math.min(context.nowMs, window.endMs + PAST_END_SECONDS * 1000)),
+        stepSeconds: 1,
+      }),
+    ),
+    // The newest sample of each series: the range's 1 s grid may end before it.
+    askAmp(`the newest samples of ${target.name}`, () => deps.source.instant(query, { timeMs: context.nowMs })),
+  ]);
+  const byPod = sampleTimesByPod([
+    ...series,
+    ...latest.map((sample) => ({ labels: sample.labels, points: [{ timestampMs: sample.timestampMs, value: sample.value }] })),
+  ]);
   const scrapeSeconds = scrapeSecondsFromSampleTimes([...byPod.values()].map((t) => t.map((ms) => ms / 1000)));
   // Pods AMP shows serving in the window: a sample inside it (not only the one before its start).
   const ampPods = [...byPod.entries()]
@@ -262,6 +270,11 @@ export async function checkStepEvidence(
   const expected = context.servedBy?.pods.map((pod) => pod.name) ?? ampPods;
   const reasons = checkCoverage(byPod, window, scrapeSeconds, expected);
   if (context.servedBy !== undefined) {
+    // A step started on fewer Ready Pods than the test runs measures a replica short (one still starting is cold).
+    if (context.servedBy.pods.length < input.testReplicas)
+      reasons.push(
+        `${context.servedBy.pods.length} of the ${input.testReplicas} test replica(s) were Ready at the step's start`,
+      );
     const now = await deploymentPodRecords(deps.cluster, context.namespace, context.servedBy.deployment);
     reasons.push(...checkPods(context.servedBy.pods, now, ampPods));
   }
