@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { analyze } from './analyze.js';
 import { CalibrationMeasurementError } from './errors.js';
 import { GUIDE_STEP_SPECS, MINISTRAL_TWIN_STEP_SPECS, buildSteps, testInput, type StepSpec } from './testing/steps.js';
+import type { StepMeasurement } from './types.js';
 
 /** Stable steps 10..top with the guide's p95 of 2.5 s at the top. */
 function stableUpTo(top: number): StepSpec[] {
@@ -256,5 +257,31 @@ describe('Function: analyze', () => {
   it('refuses to analyse when no step was measured', () => {
     // Act / Assess
     expect(() => analyze([], testInput())).toThrow(CalibrationMeasurementError);
+  });
+});
+
+describe('Function: analyze (step evidence)', () => {
+  it('derives nothing from a step whose evidence failed: its saturated verdict is ignored, the repeat counts', () => {
+    // Prepare: step 2 read "completed 12.6/s" at 20 req/s (Prometheus paused across its end): saturated, but not evidence.
+    const input = testInput();
+    const [a, b, c, d] = buildSteps(
+      [
+        { rateRps: 10 },
+        { rateRps: 20, amp: { completedRps: 12.6 } },
+        { rateRps: 20 },
+        { rateRps: 40, amp: { queueMax: 200, queueSlopePerSecond: 4, completedRps: 33 } },
+      ],
+      input,
+    ) as StepMeasurement[];
+    const failed = { ...b, evidence: { ok: false, reasons: ['a gap'], attempt: 1 } } as StepMeasurement;
+    expect(failed.verdict.saturated).toBe(true);
+
+    // Act
+    const analysis = analyze([a, failed, c, d] as StepMeasurement[], input);
+
+    // Assess
+    expect(analysis.saturation).toMatchObject({ found: true, rateRps: 40, stepIndex: 3 });
+    expect(analysis.lastStableRps).toBe(20);
+    expect(analysis.notes).toContain('step 2 at 20 req/s was repeated and is not used: a gap');
   });
 });

@@ -72,7 +72,13 @@ describe('Function: checkCoverage', () => {
 describe('Function: checkPods', () => {
   const before = [pod('vllm-a')];
   it.each([
-    { name: 'the same Pod, Ready, no restart', now: [pod('vllm-a')], ready: [pod('vllm-a')], amp: ['vllm-a'], reasons: [] },
+    {
+      name: 'the same Pod, Ready, no restart',
+      now: [pod('vllm-a')],
+      ready: [pod('vllm-a')],
+      amp: ['vllm-a'],
+      reasons: [],
+    },
     {
       // The Pod deleted during the step; its replacement Ready (cold) and in AMP.
       name: 'a replaced Pod',
@@ -80,8 +86,8 @@ describe('Function: checkPods', () => {
       ready: [pod('vllm-b')],
       amp: ['vllm-a', 'vllm-b'],
       reasons: [
-        'Pod vllm-a that served the step\'s start is gone (deleted or replaced)',
-        'Pod vllm-b is new since the step\'s start (a replacement is cold: not warmed up)',
+        "Pod vllm-a that served the step's start is gone (deleted or replaced)",
+        "Pod vllm-b is new since the step's start (a replacement is cold: not warmed up)",
         "AMP shows Pod vllm-b serving in the window, which was not Ready at the step's start",
       ],
     },
@@ -174,7 +180,9 @@ describe('Function: checkStepEvidence', () => {
       metadata: { name, namespace: 'default', uid: `uid-${name}`, labels: { app: 'vllm' } },
       status: {
         conditions: [{ type: 'Ready', status: 'True' }],
-        containerStatuses: [{ restartCount, state: { running: { startedAt: new Date(T0_MS - 600_000).toISOString() } } }],
+        containerStatuses: [
+          { restartCount, state: { running: { startedAt: new Date(T0_MS - 600_000).toISOString() } } },
+        ],
       },
     } as unknown as KubeObject;
   }
@@ -209,7 +217,10 @@ describe('Function: checkStepEvidence', () => {
   it('holds for an undisturbed step', async () => {
     // Act
     const evidence = await checkStepEvidence(
-      { source: source([timestamps('vllm-inference-app-1', samples(-3, 70))]), cluster: cluster([kubePod('vllm-inference-app-1')]) },
+      {
+        source: source([timestamps('vllm-inference-app-1', samples(-3, 70))]),
+        cluster: cluster([kubePod('vllm-inference-app-1')]),
+      },
       input,
       heldStep(20),
       context,
@@ -241,7 +252,10 @@ describe('Function: checkStepEvidence', () => {
   it('fails a step that started on fewer Ready Pods than the test runs', async () => {
     // Act
     const evidence = await checkStepEvidence(
-      { source: source([timestamps('vllm-inference-app-1', samples(-3, 70))]), cluster: cluster([kubePod('vllm-inference-app-1')]) },
+      {
+        source: source([timestamps('vllm-inference-app-1', samples(-3, 70))]),
+        cluster: cluster([kubePod('vllm-inference-app-1')]),
+      },
       testInput({ testReplicas: 2 }),
       heldStep(20),
       context,

@@ -10,13 +10,7 @@
  * A step that fails is repeated once at the same rate (workflow/planNextStep.ts), failing again ends the run
  * (CalibrationStepEvidenceError); the analysis uses only steps whose evidence held.
  */
-import {
-  containerStartMs,
-  deploymentPods,
-  KINDS,
-  type ClusterClient,
-  type KubeObject,
-} from '../kube/index.js';
+import { containerStartMs, deploymentPods, KINDS, type ClusterClient, type KubeObject } from '../kube/index.js';
 import { MetricsError, VLLM, vllmSelector, type MetricsSource, type RangeSeries } from '../metrics/index.js';
 import { CalibrationDependencyUnavailableError } from './errors.js';
 import { fmt, pct } from './format.js';
@@ -259,7 +253,10 @@ export async function checkStepEvidence(
   ]);
   const byPod = sampleTimesByPod([
     ...series,
-    ...latest.map((sample) => ({ labels: sample.labels, points: [{ timestampMs: sample.timestampMs, value: sample.value }] })),
+    ...latest.map((sample) => ({
+      labels: sample.labels,
+      points: [{ timestampMs: sample.timestampMs, value: sample.value }],
+    })),
   ]);
   const scrapeSeconds = scrapeSecondsFromSampleTimes([...byPod.values()].map((t) => t.map((ms) => ms / 1000)));
   // Pods AMP shows serving in the window: a sample inside it (not only the one before its start).

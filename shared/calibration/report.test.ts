@@ -112,3 +112,31 @@ describe('Function: renderSummaryText', () => {
     expect(text).toContain('Thresholds: none derived (no stable step)');
   });
 });
+
+describe('Function: renderSummaryText (repeated steps)', () => {
+  it('marks a step whose evidence failed as repeated and lists why, apart from the verdicts', () => {
+    // Prepare: step 2 at 20 req/s failed its checks (AMP paused across its end) and was repeated as step 3.
+    const input = testInput();
+    const [a, b, c] = buildSteps(
+      [{ rateRps: 10 }, { rateRps: 20, amp: { completedRps: 12.6 } }, { rateRps: 20 }],
+      input,
+    );
+    const reason = "AMP's last sample of Pod vllm-a is 3.2 s before the window's end";
+    const steps = [
+      { ...a, evidence: { ok: true, reasons: [], attempt: 1 } },
+      { ...b, evidence: { ok: false, reasons: [reason], attempt: 1 } },
+      { ...c, evidence: { ok: true, reasons: [], attempt: 2 } },
+    ] as StepMeasurement[];
+
+    // Act
+    const text = renderSummaryText(guideReport({ input, steps, change: null }));
+
+    // Assess
+    const rows = text.split('\n').filter((line) => /^\s+\d+\s+\d+\/s/.test(line));
+    expect(rows[1]).toMatch(/repeated \(try 1\)$/);
+    expect(rows[2]).toMatch(/stable$/);
+    expect(text).toContain(
+      `Repeated steps (their data could not be trusted; not used):\n  - step 2 at 20 req/s: ${reason}`,
+    );
+  });
+});

@@ -138,7 +138,11 @@ function stepTable(steps: readonly StepMeasurement[]): string[] {
         k6 !== null && k6.droppedIterations > 0 ? `${ok}, ${k6.droppedIterations} dropped` : ok,
         held(s),
         // A step whose evidence failed was not judged (shared/calibration/evidence.ts): its verdict is not used.
-        s.evidence?.ok === false ? `repeated (try ${s.evidence.attempt})` : s.verdict.saturated ? 'SATURATED' : 'stable',
+        s.evidence?.ok === false
+          ? `repeated (try ${s.evidence.attempt})`
+          : s.verdict.saturated
+            ? 'SATURATED'
+            : 'stable',
       ];
     });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
