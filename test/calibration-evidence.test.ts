@@ -72,7 +72,8 @@ async function calibrate(name: string, injection?: Injection): Promise<RunResult
       pending.push(
         new Promise((resolve) => setTimeout(resolve, injection.delayMs)).then(async () => {
           try {
-            await twin.faults.inject(injection.fault as never);
+            // inject may become async as the fault kinds grow.
+            await Promise.resolve(twin.faults.inject(injection.fault as never));
           } catch (error) {
             injectErrors.push(error);
           }

@@ -272,7 +272,7 @@ describe('Function: analyze (step evidence)', () => {
         { rateRps: 40, amp: { queueMax: 200, queueSlopePerSecond: 4, completedRps: 33 } },
       ],
       input,
-    ) as StepMeasurement[];
+    );
     const failed = { ...b, evidence: { ok: false, reasons: ['a gap'], attempt: 1 } } as StepMeasurement;
     expect(failed.verdict.saturated).toBe(true);
 

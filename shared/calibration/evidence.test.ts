@@ -184,7 +184,7 @@ describe('Function: checkStepEvidence', () => {
           { restartCount, state: { running: { startedAt: new Date(T0_MS - 600_000).toISOString() } } },
         ],
       },
-    } as unknown as KubeObject;
+    };
   }
   const deployment = {
     apiVersion: 'apps/v1',
@@ -193,10 +193,10 @@ describe('Function: checkStepEvidence', () => {
     spec: { selector: { matchLabels: { app: 'vllm' } } },
   } as unknown as KubeObject;
   const cluster = (pods: KubeObject[]) =>
-    ({ get: async () => deployment, listPods: async () => pods }) as unknown as Pick<ClusterClient, 'get' | 'listPods'>;
+    ({ get: () => Promise.resolve(deployment), listPods: () => Promise.resolve(pods) }) as unknown as Pick<ClusterClient, 'get' | 'listPods'>;
   const source = (series: RangeSeries[]): MetricsSource => ({
-    instant: async () => [],
-    range: async () => series,
+    instant: () => Promise.resolve([]),
+    range: () => Promise.resolve(series),
   });
   const timestamps = (podName: string, times: number[]): RangeSeries => ({
     labels: { pod: podName },
