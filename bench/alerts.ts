@@ -56,8 +56,8 @@ type InstanceKey = 'pod' | 'gpu' | 'model';
 /** One alert and the fault that trips it. */
 export interface AlertScenario {
   alertname: AlertName;
-  /** The fault without its Pod (the bench picks one Pod per fault). */
-  fault: DistributiveOmit<FaultRequest, 'pod'>;
+  /** The Pod fault without its Pod (the bench picks one Pod per fault; the world faults take none). */
+  fault: DistributiveOmit<Exclude<FaultRequest, { kind: 'amp-outage' | 'pod-replace' }>, 'pod'>;
   instance: InstanceKey;
   /**
    * `concurrent` faults run at the same time on different Pods: none of them moves another alert's value. The

@@ -194,6 +194,7 @@ interface FaultOptions {
   factor?: number;
   rate?: number;
   waiting?: number;
+  seconds?: number;
   json?: boolean;
 }
 
@@ -223,6 +224,7 @@ function registerTwinFaultCommand(twin: Command): void {
     .option('--factor <x>', 'slow-decoding: how many times slower each engine step is (default 6)', number)
     .option('--rate <x>', 'preemption-storm: preemptions per second (default 12)', number)
     .option('--waiting <n>', 'queue-flood: requests waiting beyond --max-num-seqs (default 80)', positiveInteger)
+    .option('--seconds <x>', 'amp-outage: how long Prometheus stays frozen (default 30)', number)
     .option('--json', 'print JSON')
     .addHelpText(
       'after',
@@ -230,7 +232,9 @@ function registerTwinFaultCommand(twin: Command): void {
         '  vllm-pilot twin fault clear --state-file twin.json',
     )
     .action(async (kind: string, opts: FaultOptions, command: Command) => {
-      const given = (['fraction', 'factor', 'rate', 'waiting'] as const).filter((key) => opts[key] !== undefined);
+      const given = (['fraction', 'factor', 'rate', 'waiting', 'seconds'] as const).filter(
+        (key) => opts[key] !== undefined,
+      );
       if ((kind === 'clear' || kind === 'list') && given.length > 0)
         command.error(`error: ${kind} takes no fault parameters (got --${given.join(', --')})`, {
           code: 'vllm-pilot.fault.usage',
@@ -285,6 +289,8 @@ const FAULT_HELP: Readonly<Record<(typeof FAULT_KINDS)[number], string>> = {
   'slow-decoding': 'every engine step slower (trips VLLMHighLatency)',
   'preemption-storm': 'running sequences preempted at a rate (trips VLLMPreemptionSpike)',
   'queue-flood': 'requests queued beyond --max-num-seqs (trips VLLMHighQueueDepth)',
+  'amp-outage': 'every Prometheus process frozen: missed scrapes, hanging queries (a calibration repeats the step)',
+  'pod-replace': 'the Pod deleted, a cold replacement started (a calibration repeats the step)',
 };
 
 /** Calls the control endpoint; a refusal becomes an error named as the twin named it. */

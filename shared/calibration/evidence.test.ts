@@ -193,7 +193,10 @@ describe('Function: checkStepEvidence', () => {
     spec: { selector: { matchLabels: { app: 'vllm' } } },
   } as unknown as KubeObject;
   const cluster = (pods: KubeObject[]) =>
-    ({ get: () => Promise.resolve(deployment), listPods: () => Promise.resolve(pods) }) as unknown as Pick<ClusterClient, 'get' | 'listPods'>;
+    ({ get: () => Promise.resolve(deployment), listPods: () => Promise.resolve(pods) }) as unknown as Pick<
+      ClusterClient,
+      'get' | 'listPods'
+    >;
   const source = (series: RangeSeries[]): MetricsSource => ({
     instant: () => Promise.resolve([]),
     range: () => Promise.resolve(series),

@@ -1,4 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { VirtualClock } from '../../shared/clock/index.js';
 import { DCGM } from '../../shared/metrics/index.js';
 import { DcgmGpu } from '../dcgm/DcgmGpu.js';
@@ -334,7 +336,8 @@ describe('Class: FaultController', () => {
     it('clears every kind on every Pod', () => {
       // Prepare
       const { faults, byPod, lines } = world();
-      const kinds = [...FAULT_KINDS];
+      // The Pod faults (amp-outage and pod-replace act on the world: their own tests below).
+      const kinds = FAULT_KINDS.filter((kind) => kind !== 'amp-outage' && kind !== 'pod-replace');
       for (const kind of kinds) faults.inject({ kind, pod: 'vllm-inference-app-b' });
       faults.inject({ kind: 'framebuffer-pressure', pod: 'vllm-inference-app-a' });
 
@@ -349,5 +352,57 @@ describe('Class: FaultController', () => {
       expect(framebufferFraction(byPod('vllm-inference-app-a').nodeAgent.gpu)).toBeLessThan(0.95);
       expect(lines.filter((line) => line.includes('cleared'))).toHaveLength(kinds.length + 1);
     });
+  });
+});
+
+describe('Class: FaultController, the world faults', () => {
+  /** A process's state letter from /proc (T: stopped, S: sleeping). */
+  const stateOf = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+
+  it('amp-outage freezes the given processes for its seconds (SIGSTOP), then thaws them (SIGCONT)', async () => {
+    // Prepare: a stand-in process (the twin passes its Prometheus pids).
+    const child = spawn('sleep', ['30']);
+    const pid = child.pid as number;
+    const deleted: string[] = [];
+    const faults = new FaultController({
+      workloads: { replicas: () => [] },
+      world: { prometheusPids: () => [pid], deletePod: (pod) => deleted.push(pod) },
+    });
+    try {
+      // Act
+      const fault = faults.inject({ kind: 'amp-outage', seconds: 0.4 });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const during = stateOf(pid);
+      const listed = faults.active().map((f) => f.kind);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+
+      // Assess
+      expect(fault.description).toContain(`pids ${pid}`);
+      expect(during).toBe('T');
+      expect(listed).toEqual(['amp-outage']);
+      expect(stateOf(pid)).toBe('S');
+      expect(faults.active()).toEqual([]);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('pod-replace deletes the Pod (a one-off: nothing stays in effect); without the world it is refused', () => {
+    // Prepare
+    const { faults: bare } = world();
+    const deleted: string[] = [];
+    const replicas = [{ pod: 'vllm-inference-app-a', ready: true }] as unknown as FaultReplica[];
+    const faults = new FaultController({
+      workloads: { replicas: () => replicas },
+      world: { prometheusPids: () => [], deletePod: (pod) => deleted.push(pod) },
+    });
+
+    // Act
+    faults.inject({ kind: 'pod-replace' });
+
+    // Assess
+    expect(deleted).toEqual(['vllm-inference-app-a']);
+    expect(faults.active()).toEqual([]);
+    expect(() => bare.inject({ kind: 'pod-replace' })).toThrow(TwinFaultInvalidError);
   });
 });

@@ -28,6 +28,8 @@ export const FAULT_KINDS = [
   'slow-decoding',
   'preemption-storm',
   'queue-flood',
+  'amp-outage',
+  'pod-replace',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -78,6 +80,15 @@ const FAULT_SCHEMAS = {
       .max(10_000, { error: 'must be an integer from 1 to 10000' })
       .default(80),
   }),
+  'amp-outage': z.strictObject({
+    kind: z.literal('amp-outage'),
+    seconds: z
+      .number({ error: 'must be a number of seconds' })
+      .gt(0, { error: 'must be > 0 and <= 600 seconds' })
+      .lte(600, { error: 'must be > 0 and <= 600 seconds' })
+      .default(30),
+  }),
+  'pod-replace': z.strictObject({ kind: z.literal('pod-replace'), pod }),
 } as const;
 
 type FaultSchemas = typeof FAULT_SCHEMAS;
@@ -92,6 +103,8 @@ export const FAULT_PARAMETERS: Readonly<Record<FaultKind, readonly string[]>> = 
   'slow-decoding': ['factor'],
   'preemption-storm': ['rate'],
   'queue-flood': ['waiting'],
+  'amp-outage': ['seconds'],
+  'pod-replace': [],
 };
 
 /** One fault in effect. */
@@ -114,9 +127,19 @@ export interface FaultReplica {
   nodeAgent: { gpu: DcgmGpu };
 }
 
+/** The parts of the world beyond the Pods' engines that the world faults act on (the twin passes them). */
+export interface FaultWorld {
+  /** The pids of the twin's Prometheus processes (the one, or AMP's agent and query Prometheus). */
+  prometheusPids(): number[];
+  /** Deletes a vLLM Pod as `kubectl delete pod` does: its ReplicaSet creates a cold replacement. */
+  deletePod(pod: string): void;
+}
+
 export interface FaultControllerOptions {
   /** The running replicas (the twin's Workloads). */
   workloads: { replicas(): readonly FaultReplica[] };
+  /** Needed by amp-outage and pod-replace (TwinFaultInvalidError without it). */
+  world?: FaultWorld;
   clock?: Clock;
   /** One line per injected or cleared fault. */
   log?: (line: string) => void;
@@ -203,10 +226,14 @@ export class FaultController {
   readonly #log: (line: string) => void;
   /** Pod → kind → entry, in injection order. */
   readonly #byPod = new Map<string, Map<FaultKind, FaultEntry>>();
+  readonly #world: FaultWorld | undefined;
+  /** The AMP outage in effect: the frozen processes and the timer that thaws them. */
+  #outage: { fault: ActiveFault; pids: number[]; timer: NodeJS.Timeout } | undefined;
   #loadSequence = 0;
 
   constructor(options: FaultControllerOptions) {
     this.#workloads = options.workloads;
+    this.#world = options.world;
     this.#clock = options.clock ?? systemClock;
     this.#log = options.log ?? (() => undefined);
   }
@@ -217,7 +244,9 @@ export class FaultController {
    */
   inject(request: FaultRequest): ActiveFault {
     const parsed = parseFaultRequest(request);
+    if (parsed.kind === 'amp-outage') return this.#freezeAmp(parsed.seconds);
     const replica = this.#replicaFor(parsed.pod);
+    if (parsed.kind === 'pod-replace') return this.#replacePod(replica.pod);
     const existing = this.#byPod.get(replica.pod)?.get(parsed.kind);
     if (existing !== undefined) this.#remove(existing);
 
@@ -282,6 +311,7 @@ export class FaultController {
     if (pod !== undefined && !this.#byPod.has(pod) && !this.#workloads.replicas().some((r) => r.pod === pod))
       throw new TwinFaultPodNotFoundError(pod, this.#podNames());
     const cleared: ActiveFault[] = [];
+    if (pod === undefined && this.#outage !== undefined) cleared.push(this.#thawAmp());
     for (const [name, entries] of [...this.#byPod]) {
       if (pod !== undefined && name !== pod) continue;
       for (const entry of [...entries.values()]) {
@@ -294,9 +324,65 @@ export class FaultController {
 
   /** The faults in effect, by Pod name then injection order. */
   active(): ActiveFault[] {
-    return [...this.#byPod.keys()]
-      .sort()
-      .flatMap((name) => [...(this.#byPod.get(name)?.values() ?? [])].map((entry) => structuredClone(entry.fault)));
+    return [
+      ...(this.#outage === undefined ? [] : [structuredClone(this.#outage.fault)]),
+      ...[...this.#byPod.keys()]
+        .sort()
+        .flatMap((name) => [...(this.#byPod.get(name)?.values() ?? [])].map((entry) => structuredClone(entry.fault))),
+    ];
+  }
+
+  /**
+   * amp-outage: every Prometheus process of the twin frozen (SIGSTOP) for `seconds`, then thawed (SIGCONT): scrapes
+   * are missed (a gap in AMP's series) and queries hang meanwhile, as when AMP or its agent is unavailable.
+   */
+  #freezeAmp(seconds: number): ActiveFault {
+    const world = this.#requireWorld('amp-outage');
+    if (this.#outage !== undefined) this.#thawAmp();
+    const pids = world.prometheusPids().filter((pid) => pid > 0);
+    for (const pid of pids) process.kill(pid, 'SIGSTOP');
+    const fault: ActiveFault = {
+      kind: 'amp-outage',
+      pod: '(prometheus)',
+      onsetMs: this.#clock.now(),
+      params: { seconds },
+      description: `Prometheus frozen for ${seconds} s (pids ${pids.join(', ')}): no scrapes, queries hang`,
+    };
+    const timer = setTimeout(() => this.#thawAmp(), seconds * 1000);
+    timer.unref();
+    this.#outage = { fault, pids, timer };
+    this.#log(`fault amp-outage injected: ${fault.description}`);
+    return structuredClone(fault);
+  }
+
+  #thawAmp(): ActiveFault {
+    const outage = this.#outage;
+    if (outage === undefined) throw new Error('no AMP outage to clear');
+    clearTimeout(outage.timer);
+    this.#outage = undefined;
+    for (const pid of outage.pids) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // The process is gone (the twin stopped it): nothing to thaw.
+      }
+    }
+    this.#log('fault amp-outage cleared: Prometheus thawed');
+    return structuredClone(outage.fault);
+  }
+
+  /** pod-replace: a one-off, not kept in effect: the Pod deleted; its ReplicaSet starts a cold replacement. */
+  #replacePod(pod: string): ActiveFault {
+    this.#requireWorld('pod-replace').deletePod(pod);
+    const description = `pod ${pod} deleted: its ReplicaSet creates a replacement, which loads the model cold`;
+    this.#log(`fault pod-replace injected: ${description}`);
+    return { kind: 'pod-replace', pod, onsetMs: this.#clock.now(), params: {}, description };
+  }
+
+  #requireWorld(kind: FaultKind): FaultWorld {
+    if (this.#world === undefined)
+      throw new TwinFaultInvalidError('kind', `${kind} needs the twin's Prometheus and API server (not given here)`);
+    return this.#world;
   }
 
   /** Clears every fault (the twin is stopping). */

@@ -195,7 +195,18 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       log: detail,
     });
     stops.push(() => secretsManager.stop());
-    const faults = new FaultController({ workloads, clock, log });
+    const faults = new FaultController({
+      workloads,
+      clock,
+      log,
+      world: {
+        prometheusPids: () => [
+          prometheus.pid,
+          ...(prometheus.ingestion === undefined ? [] : [prometheus.ingestion.agent.pid]),
+        ],
+        deletePod: (pod) => void store.delete('Pod', profile.namespace, pod),
+      },
+    });
     // Stopped after the control endpoint (stops run in reverse), so no request can inject a fault meanwhile.
     stops.push(() => Promise.resolve(faults.stop()));
     const control = await startControlServer({ faults, log: detail });

@@ -443,7 +443,7 @@ describe('Input: plan.adaptive', () => {
       path: 'plan.adaptive.startRps',
       says: '200 is above maxRps (100)',
     },
-    { case: 'an unknown key', adaptive: { startRate: 4 }, path: 'plan.adaptive', says: 'startRate' },
+    { case: 'an unknown key', adaptive: { startRate: 4 }, path: 'plan.adaptive.startRate', says: 'accepted: startRps' },
     {
       case: 'a zero bracket hold',
       adaptive: { bracketHoldSeconds: 0 },
