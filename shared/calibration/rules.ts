@@ -108,11 +108,11 @@ export const EVIDENCE_RULES = {
   maxGapScrapeIntervals: 2,
   /**
    * AMP's completions agree with k6's: AMP's completed requests over the window within this fraction of what k6 got
-   * back OK over its hold plus the background... 10 % is twice k6's own noise at its window's edges (k6 counts a
+   * back OK over its hold plus the background's, plus completionSlackRequests and the requests in flight. 10 % is twice k6's own noise at its window's edges (k6 counts a
    * request when its response ends, AMP when its scrape sees it: up to one scrape of completions fall on either side).
    */
   completionTolerance: 0.1,
-  /** ... plus this many requests: at low rates a scrape's worth of completions exceeds 10 %. */
+  /** The tolerance's absolute part, in requests: at low rates a scrape's worth of completions exceeds 10 %. */
   completionSlackRequests: 5,
   /**
    * k6's failed requests: more than this fraction of its requests failed, and fast (k6's p95 duration below
