@@ -607,7 +607,7 @@ export function describeValidateInput(): void {
       {
         case: "adopt's allowServingTraffic given to the shadow mode",
         edit: (i: Input) => ({ ...i, deploy: { mode: 'shadow', allowServingTraffic: true } }),
-        field: /deploy: Unrecognized key: "allowServingTraffic"/,
+        field: /deploy\.allowServingTraffic: unknown key; accepted: mode/,
       },
     ])(
       'refuses $case, naming the field, and creates nothing',
