@@ -9,7 +9,7 @@ import {
 } from '../../kube/index.js';
 import { CalibrationShadowExposedError, CalibrationShadowNoGpuError } from '../errors.js';
 import { shadowDeploymentName } from '../measuredDeployment.js';
-import { CALIBRATION_ANNOTATIONS, EXECUTION_LABEL } from './names.js';
+import { EXECUTION_LABEL } from './names.js';
 
 /**
  * deploy.mode `shadow` (docs/adr/0017-shadow-calibration-by-default.md): the calibration runs on a copy of the
@@ -168,11 +168,6 @@ export function triggersSeeingTheCopy(scaledObject: KubeObject): number[] {
         !/\bpod\s*=~/.test(trigger.metadata.query),
     )
     .map(({ index }) => index);
-}
-
-/** The copy's mark, as the busy check reads it: the execution holding it, or undefined when there is no copy. */
-export function shadowMark(copy: KubeObject | undefined): string | undefined {
-  return copy === undefined ? undefined : (copy.metadata.annotations?.[CALIBRATION_ANNOTATIONS.execution] ?? '');
 }
 
 /**
