@@ -17,10 +17,17 @@ import {
   type CalibrationInput,
   type CalibrationReport,
   type StepMeasurement,
+  type StepQueries,
 } from '../../shared/calibration/index.js';
 import { executionFailure, REPORT_FILES, type StoredReport } from '../../shared/calibration/workflow/index.js';
 import { systemClock } from '../../shared/clock/index.js';
-import type { MetricsSource } from '../../shared/metrics/index.js';
+import {
+  guardSingleValue,
+  isRefusedAnswer,
+  VALUE_DOMAIN,
+  type InstantSample,
+  type MetricsSource,
+} from '../../shared/metrics/index.js';
 import type { TwinState, WorkflowEvent } from '../../sim/harness/index.js';
 import { readTwinState } from '../../sim/harness/twinState.js';
 import { twinMetricsSource } from '../../sim/harness/twinTarget.js';
@@ -310,9 +317,7 @@ class Progress {
       busy = true;
       void Promise.all([this.#source.instant(queries.queue), this.#source.instant(queries.p95E2e)])
         .then(([queue, p95]) => {
-          const q = queue[0]?.value;
-          const p = p95[0]?.value;
-          this.#live = `queue ${q === undefined ? '-' : formatNumber(q)} · p95 ${p === undefined ? '-' : `${formatNumber(p)} s`}`;
+          this.#live = liveHoldText(queries, queue, p95);
         })
         .catch((error: unknown) => {
           this.#live = `(Prometheus: ${(error as Error).message.slice(0, 60)})`;
@@ -330,6 +335,26 @@ class Progress {
     const fraction = Math.max(minimum, (Date.now() - this.#startedMs) / 1000 / plan.holdSeconds);
     const of = this.#input.plan.strategy === 'linear' ? `/${this.#input.plan.rates.length}` : '';
     return progressBar(fraction, `step ${plan.index + 1}${of} · ${formatNumber(plan.rateRps)} req/s · ${this.#live}`);
+  }
+}
+
+/**
+ * The hold's live figures for the progress line: the queue and the trailing p95, each one series (>= 0) through the
+ * shared AMP answer guard. An answer it refuses is shown in place of the figures, never drawn as a number; the run
+ * goes on (a display concern: MeasureStep judges the step on its own reading).
+ */
+export function liveHoldText(
+  queries: Pick<StepQueries, 'queue' | 'p95E2e'>,
+  queue: readonly InstantSample[],
+  p95: readonly InstantSample[],
+): string {
+  try {
+    const q = guardSingleValue(queue, VALUE_DOMAIN.nonNegative, queries.queue);
+    const p = guardSingleValue(p95, VALUE_DOMAIN.nonNegative, queries.p95E2e);
+    return `queue ${q === undefined ? '-' : formatNumber(q)} · p95 ${p === undefined ? '-' : `${formatNumber(p)} s`}`;
+  } catch (error) {
+    if (!isRefusedAnswer(error)) throw error;
+    return `(AMP answer refused: ${error.name}: ${error.message.slice(0, 80)})`;
   }
 }
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import type { MetricsSource } from '../metrics/index.js';
+import {
+  MetricsNonFiniteValueError,
+  MetricsValueOutOfDomainError,
+  type MetricsSource,
+  type RangeSeries,
+} from '../metrics/index.js';
 import {
   countCompletions,
   k6RateFor,
@@ -62,6 +67,45 @@ describe('Function: measureBackground', () => {
 
     expect(background.rateRps).toBe(2);
     expect(background.reason).toContain('2 completed req/s over the last 60 s');
+  });
+});
+
+describe('Function: measureBackground, bad AMP answers', () => {
+  const ranging = (series: RangeSeries[]): MetricsSource => ({
+    instant: () => Promise.reject(new Error('no instant query expected')),
+    range: () => Promise.resolve(series),
+  });
+
+  it("sums every Pod's counter series: one per Pod and finish reason is the answer's shape, not an error", async () => {
+    // Prepare: two Pods, 60 and 60 completions over 60 s.
+    const series = [
+      { labels: { pod: 'a', finished_reason: 'stop' }, points: points([0, 15, 30, 45, 60]) },
+      { labels: { pod: 'b', finished_reason: 'stop' }, points: points([0, 15, 30, 45, 60]) },
+    ];
+
+    // Act
+    const background = await measureBackground(ranging(series), testInput(), T0);
+
+    // Assess
+    expect(background.rateRps).toBe(2);
+  });
+
+  it.each([
+    { case: 'a negative counter sample', value: -4, error: MetricsValueOutOfDomainError },
+    { case: 'a +Inf counter sample', value: Infinity, error: MetricsNonFiniteValueError },
+  ])('refuses $case with a named error naming its series, never a rate', async ({ value, error }) => {
+    // Prepare
+    const series = [
+      { labels: { pod: 'a' }, points: points([0, 30, 60]) },
+      { labels: { pod: 'b' }, points: points([0, value, 60]) },
+    ];
+
+    // Act
+    const measured = measureBackground(ranging(series), testInput(), T0);
+
+    // Assess
+    await expect(measured).rejects.toThrow(error);
+    await expect(measured).rejects.toThrow(/\{"pod":"b"\}/);
   });
 });
 

@@ -4,7 +4,7 @@
  * saturates the replica on purpose, and its users would share it. Whatever runs, each step offers k6's rate ON TOP of
  * that traffic, and the analysis judges the total: a replica's capacity is what it serves in all, not what k6 sent.
  */
-import type { MetricsSource, RangeSeries } from '../metrics/index.js';
+import { guardSeries, VALUE_DOMAIN, type MetricsSource, type RangeSeries } from '../metrics/index.js';
 import { CalibrationTargetServingError } from './errors.js';
 import { fmt } from './format.js';
 import type { CalibrationInput } from './input.js';
@@ -49,7 +49,8 @@ export function parseLastCalibration(value: string | undefined): LastCalibration
  * Measures the target's steady traffic from AMP at `nowMs`: the completions of the lookback (per counter series, a
  * drop counted as a restart from 0, as PromQL's `increase` does) over the seconds AMP's samples cover. When the last
  * calibration ended within the lookback, its own load is in those samples: the background it measured before it
- * began stands instead.
+ * began stands instead. Every counter sample passes the shared AMP answer guard (>= 0: a negative count or ±Inf is a
+ * named error, never a rate).
  */
 export async function measureBackground(
   source: MetricsSource,
@@ -68,11 +69,12 @@ export async function measureBackground(
           `the ${fmt(last.backgroundRps, 2)} completed req/s it measured before it began stands`,
       };
   }
-  const series = await source.range(completionCountersQuery(calibrationTarget(input)), {
-    startMs: nowMs - lookbackSeconds * 1000,
-    endMs: nowMs,
-    stepSeconds,
-  });
+  const query = completionCountersQuery(calibrationTarget(input));
+  const series = guardSeries(
+    await source.range(query, { startMs: nowMs - lookbackSeconds * 1000, endMs: nowMs, stepSeconds }),
+    VALUE_DOMAIN.nonNegative,
+    query,
+  );
   const { completed, coveredSeconds } = countCompletions(series);
   const minutes = fmt(lookbackSeconds / 60, 0);
   if (coveredSeconds <= 0)

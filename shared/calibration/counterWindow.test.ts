@@ -1,5 +1,19 @@
 import { describe, expect, it } from '@jest/globals';
-import { counterWindowFrom, type CounterWindowQueries } from './counterWindow.js';
+import {
+  MetricsMultipleSeriesError,
+  MetricsNonFiniteValueError,
+  MetricsValueOutOfDomainError,
+  type InstantSample,
+  type MetricsSource,
+} from '../metrics/index.js';
+import {
+  counterWindowFrom,
+  counterWindowQueries,
+  measureCounterWindow,
+  type CounterWindowQueries,
+} from './counterWindow.js';
+import { calibrationTarget } from './stepQueries.js';
+import { testInput } from './testing/steps.js';
 
 const START_S = 1_000;
 const PARAMS = { startMs: START_S * 1000, endMs: (START_S + 60) * 1000, backgroundRps: 0 };
@@ -90,5 +104,83 @@ describe('Function: counterWindowFrom', () => {
 
     expect(counterWindowFrom(before, after, PARAMS)).toBeNull();
     expect(counterWindowFrom(after, reading({ a: { at: START_S + 30, completed: 300 } }), PARAMS)).toBeNull();
+  });
+});
+
+describe('Function: measureCounterWindow', () => {
+  const target = calibrationTarget(testInput());
+  const queries = counterWindowQueries(target);
+  const middleMs = (PARAMS.startMs + PARAMS.endMs) / 2;
+  const before = reading({ a: { at: START_S - 20, completed: 100 }, b: { at: START_S - 5, completed: 50 } });
+  const middle = reading({ a: { at: START_S + 25, completed: 300 }, b: { at: START_S + 25, completed: 300 } });
+  const after = reading({ a: { at: START_S + 40, completed: 500 }, b: { at: START_S + 55, completed: 600 } });
+  const atTime = new Map([
+    [PARAMS.startMs, before],
+    [middleMs, middle],
+    [PARAMS.endMs, after],
+  ]);
+
+  /** A MetricsSource answering each per-Pod query from the readings; `bad` replaces one answer at the window's end. */
+  function source(bad?: { key: keyof CounterWindowQueries; samples: InstantSample[] }): MetricsSource {
+    const keyOf = new Map(Object.entries(queries).map(([key, query]) => [query, key as keyof CounterWindowQueries]));
+    return {
+      instant: (query, options) => {
+        const key = keyOf.get(query) as keyof CounterWindowQueries;
+        const timeMs = options?.timeMs ?? 0;
+        if (bad !== undefined && bad.key === key && timeMs === PARAMS.endMs) return Promise.resolve(bad.samples);
+        const values = atTime.get(timeMs)?.[key] ?? new Map<string, number>();
+        return Promise.resolve([...values].map(([pod, value]) => ({ labels: { pod }, value, timestampMs: timeMs })));
+      },
+      range: () => Promise.reject(new Error('no range query expected')),
+    };
+  }
+  const sample = (pod: string, value: number, labels: Record<string, string> = {}): InstantSample => ({
+    labels: { pod, ...labels },
+    value,
+    timestampMs: PARAMS.endMs,
+  });
+
+  it("reads the same figures from AMP's per-Pod answers as from the readings themselves", async () => {
+    // Act
+    const window = await measureCounterWindow(source(), target, PARAMS);
+
+    // Assess
+    expect(window).toEqual(counterWindowFrom(before, after, PARAMS, middle));
+    expect(window?.completedRps).toBeCloseTo(400 / 40 + 550 / 55, 9);
+  });
+
+  it('refuses two series for one Pod with a named error naming both label sets, never taking one', async () => {
+    // Prepare
+    const twice = [
+      sample('a', 500, { instance: '10.0.0.1:8000' }),
+      sample('b', 600),
+      sample('a', 20, { instance: '10.0.0.2:8000' }),
+    ];
+
+    // Act
+    const measured = measureCounterWindow(source({ key: 'completed', samples: twice }), target, PARAMS);
+
+    // Assess
+    await expect(measured).rejects.toThrow(MetricsMultipleSeriesError);
+    await expect(measured).rejects.toThrow(
+      'expected one series per pod, got 2 series: {"pod":"a","instance":"10.0.0.1:8000"}, {"pod":"a","instance":"10.0.0.2:8000"}',
+    );
+  });
+
+  it.each([
+    { case: 'a negative counter', key: 'completed' as const, value: -3, error: MetricsValueOutOfDomainError },
+    { case: 'a +Inf sample time', key: 'scrapedAt' as const, value: Infinity, error: MetricsNonFiniteValueError },
+    { case: 'a -Inf latency sum', key: 'e2eSum' as const, value: -Infinity, error: MetricsNonFiniteValueError },
+  ])('refuses $case with a named error, never a number', async ({ key, value, error }) => {
+    // Act
+    const measured = measureCounterWindow(
+      source({ key, samples: [sample('a', value), sample('b', 1)] }),
+      target,
+      PARAMS,
+    );
+
+    // Assess
+    await expect(measured).rejects.toThrow(error);
+    await expect(measured).rejects.toThrow(/\{"pod":"a"\}/);
   });
 });

@@ -14,10 +14,20 @@
  *
  * Unusable (null; the caller keeps `increase`): a Pod without a sample before the load or in the window, a Pod
  * that appeared or vanished in between, or a counter that went down (a restarted vLLM resets its counters).
+ * Refused (a named error from the shared AMP answer guard, never a number): two series for one Pod, a negative
+ * counter or sample time, ±Inf.
  */
 import type { InstantSample, MetricsSource } from '../metrics/index.js';
 import { mapWithConcurrency } from '../util/index.js';
-import { aggregate, overVllmNames, VLLM, vllmSelector, type VllmMetricRef } from '../metrics/index.js';
+import {
+  aggregate,
+  guardByLabel,
+  overVllmNames,
+  VALUE_DOMAIN,
+  VLLM,
+  vllmSelector,
+  type VllmMetricRef,
+} from '../metrics/index.js';
 import type { Target } from '../config/index.js';
 
 /** The per-Pod queries read at the load's start and at the window's end. */
@@ -118,7 +128,7 @@ export async function measureCounterWindow(
     ...keys.map((key) => ({ into: after, timeMs: params.endMs, key })),
   ];
   await mapWithConcurrency(reads, QUERY_CONCURRENCY, async ({ into, timeMs, key }) => {
-    into[key] = byPod(await source.instant(queries[key], { timeMs }));
+    into[key] = byPod(await source.instant(queries[key], { timeMs }), key, queries[key]);
   });
   return counterWindowFrom(before, after, params, middle);
 }
@@ -195,11 +205,10 @@ function lateHalfFrom(
   return { completedRps, fromSeconds, meanInferenceSeconds: inferenceCount > 0 ? inferenceSum / inferenceCount : null };
 }
 
-function byPod(samples: readonly InstantSample[]): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const s of samples) {
-    const pod = s.labels.pod;
-    if (pod !== undefined && Number.isFinite(s.value)) out.set(pod, s.value);
-  }
-  return out;
+/**
+ * Each Pod's value of one per-Pod answer, through the shared AMP answer guard: sample times are Unix seconds, the
+ * counters, sums of latencies and counts are >= 0; NaN is no data (left out).
+ */
+function byPod(samples: readonly InstantSample[], key: keyof CounterWindowQueries, query: string): Map<string, number> {
+  return guardByLabel(samples, 'pod', key === 'scrapedAt' ? VALUE_DOMAIN.timestamp : VALUE_DOMAIN.nonNegative, query);
 }

@@ -1,6 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ClusterClient, KubeObject } from '../kube/index.js';
-import type { MetricsSource, RangeSeries } from '../metrics/index.js';
+import {
+  MetricsNonFiniteValueError,
+  MetricsValueOutOfDomainError,
+  type InstantSample,
+  type MetricsSource,
+  type RangeSeries,
+} from '../metrics/index.js';
 import {
   attemptOf,
   checkCompletions,
@@ -282,6 +288,48 @@ describe('Function: checkStepEvidence', () => {
 
     // Assess
     expect(evidence.ok).toBe(true);
+  });
+
+  it.each([
+    { case: 'a negative sample time', value: -5, error: MetricsValueOutOfDomainError },
+    { case: 'a +Inf sample time', value: Infinity, error: MetricsNonFiniteValueError },
+  ])("refuses $case in the range answer with a named error naming the Pod's series", async ({ value, error }) => {
+    // Prepare: one bad point among good ones.
+    const bad = timestamps('vllm-inference-app-1', samples(-3, 70));
+    bad.points[10] = { timestampMs: T0_MS + 7_000, value };
+
+    // Act
+    const checked = checkStepEvidence(
+      { source: source([bad]), cluster: cluster([kubePod('vllm-inference-app-1')]) },
+      input,
+      heldStep(20),
+      context,
+    );
+
+    // Assess
+    await expect(checked).rejects.toThrow(error);
+    await expect(checked).rejects.toThrow(/\{"pod":"vllm-inference-app-1"\}/);
+  });
+
+  it("refuses a -Inf newest sample time in the instant answer, never counting it as the Pod's last sample", async () => {
+    // Prepare
+    const latest: InstantSample[] = [
+      { labels: { pod: 'vllm-inference-app-1' }, value: -Infinity, timestampMs: context.nowMs },
+    ];
+    const answering: MetricsSource = {
+      instant: () => Promise.resolve(latest),
+      range: () => Promise.resolve([timestamps('vllm-inference-app-1', samples(-3, 70))]),
+    };
+
+    // Act & Assess
+    await expect(
+      checkStepEvidence(
+        { source: answering, cluster: cluster([kubePod('vllm-inference-app-1')]) },
+        input,
+        heldStep(20),
+        context,
+      ),
+    ).rejects.toThrow(MetricsNonFiniteValueError);
   });
 });
 

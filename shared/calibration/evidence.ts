@@ -11,7 +11,16 @@
  * (CalibrationStepEvidenceError); the analysis uses only steps whose evidence held.
  */
 import { containerStartMs, deploymentPods, KINDS, type ClusterClient, type KubeObject } from '../kube/index.js';
-import { MetricsError, VLLM, vllmSelector, type MetricsSource, type RangeSeries } from '../metrics/index.js';
+import {
+  guardSamples,
+  guardSeries,
+  MetricsError,
+  VALUE_DOMAIN,
+  VLLM,
+  vllmSelector,
+  type MetricsSource,
+  type RangeSeries,
+} from '../metrics/index.js';
 import { CalibrationDependencyUnavailableError } from './errors.js';
 import { fmt, pct } from './format.js';
 import type { CalibrationInput } from './input.js';
@@ -230,6 +239,7 @@ const PAST_END_SECONDS = 90;
 /**
  * Runs the three checks for a measured step: the sample times of `vllm:num_requests_running` of each Pod (a range
  * query at a 1 s step of `timestamp()`: each point is the time of the sample it sees), the Pods now, and k6's counts.
+ * Every sample time passes the shared AMP answer guard (Unix seconds: a negative time or ±Inf is a named error).
  */
 export async function checkStepEvidence(
   deps: EvidenceDeps,
@@ -241,15 +251,21 @@ export async function checkStepEvidence(
   const { window } = context;
   const query = `timestamp(${vllmSelector(target, VLLM.numRequestsRunning)})`;
   const [series, latest] = await Promise.all([
-    askAmp(`the sample times of ${target.name}`, () =>
-      deps.source.range(query, {
-        startMs: window.startMs,
-        endMs: Math.max(window.endMs, Math.min(context.nowMs, window.endMs + PAST_END_SECONDS * 1000)),
-        stepSeconds: 1,
-      }),
+    askAmp(`the sample times of ${target.name}`, async () =>
+      guardSeries(
+        await deps.source.range(query, {
+          startMs: window.startMs,
+          endMs: Math.max(window.endMs, Math.min(context.nowMs, window.endMs + PAST_END_SECONDS * 1000)),
+          stepSeconds: 1,
+        }),
+        VALUE_DOMAIN.timestamp,
+        query,
+      ),
     ),
     // The newest sample of each series: the range's 1 s grid may end before it.
-    askAmp(`the newest samples of ${target.name}`, () => deps.source.instant(query, { timeMs: context.nowMs })),
+    askAmp(`the newest samples of ${target.name}`, async () =>
+      guardSamples(await deps.source.instant(query, { timeMs: context.nowMs }), VALUE_DOMAIN.timestamp, query),
+    ),
   ]);
   const byPod = sampleTimesByPod([
     ...series,

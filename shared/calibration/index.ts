@@ -15,7 +15,7 @@ export { calibrationInputSchema, parseCalibrationInput, type CalibrationInput, t
 export { gpuCount, podTemplateHash, vllmContainer, type TemplateContainer } from './provenance.js';
 export { argsOf, maxNumSeqsOf, parseVllmArgs } from './engineArgs.js';
 export { renderSummaryText } from './report.js';
-export { calibrationTarget, stepQueries } from './stepQueries.js';
+export { calibrationTarget, stepQueries, type StepQueries } from './stepQueries.js';
 export { measuredDeployment, shadowDeploymentName } from './measuredDeployment.js';
 export { STRATEGY_NAMES, type StrategyName } from './strategyNames.js';
 export type { CalibrationReport, StepEndingKind, StepMeasurement, ThresholdChange, Thresholds } from './types.js';

@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HttpMetricsSource, MetricsHttpError } from '../metrics/index.js';
+import {
+  HttpMetricsSource,
+  MetricsHttpError,
+  MetricsMultipleSeriesError,
+  MetricsNonFiniteValueError,
+  MetricsValueOutOfDomainError,
+} from '../metrics/index.js';
 import { K6_SUMMARY_MARKER } from '../kube/index.js';
 import {
   CalibrationDependencyUnavailableError,
@@ -9,7 +15,14 @@ import {
   CalibrationJobFailedError,
   CalibrationMeasurementError,
 } from './errors.js';
-import { classifyStep, leastSquaresSlope, measureStep, parseK6SummaryFromLog, readinessCheck } from './measure.js';
+import {
+  classifyStep,
+  leastSquaresSlope,
+  measureStep,
+  parseK6SummaryFromLog,
+  podsWithoutSeries,
+  readinessCheck,
+} from './measure.js';
 import { calibrationTarget, readinessQueries, scrapeSamplesQuery, stepQueries } from './stepQueries.js';
 import {
   failure,
@@ -142,6 +155,19 @@ describe('Function: measureStep', () => {
     const instants = server.requests.filter((r) => r.api === 'query' && !counterTexts.has(r.params.get('query') ?? ''));
     expect(instants).toHaveLength(14);
     expect(new Set(instants.map((r) => r.params.get('time')))).toEqual(new Set([String((T0_MS + 60_000) / 1000)]));
+  });
+
+  it('reads a mean lifetime below 0 (mean e2e − mean TTFT of different requests) as 0, not as a refused answer', async () => {
+    // Prepare: the TTFT histogram also counts requests still decoding, so its mean can exceed the finished ones' e2e.
+    const { source } = await sourceFor(
+      stepAnswers({ queue: growingQueue(), pods: vector([{ value: 1 }]), meanLifetime: vector([{ value: -0.3 }]) }),
+    );
+
+    // Act
+    const step = await measureStep({ source }, input, WINDOW, k6Summary(40));
+
+    // Assess
+    expect(step.amp.meanLifetimeSeconds).toBe(0);
   });
 
   it('reads the completions at the window samples when a 30 s scrape leaves one sample in it', async () => {
@@ -655,5 +681,41 @@ describe('Function: readinessCheck', () => {
     await expect(readinessCheck({ source }, input, { pods: [POD], warmup, nowMs: T0_MS })).rejects.toThrow(
       CalibrationDependencyUnavailableError,
     );
+  });
+});
+
+describe('Function: podsWithoutSeries', () => {
+  const query = readinessQueries(target, 1).podsWithSeries;
+  const series = (pod: string, value = 1, labels: Record<string, string> = {}) => ({
+    labels: { pod, ...labels },
+    value,
+    timestampMs: T0_MS,
+  });
+
+  it('names the Pods with no series in the per-Pod answer', () => {
+    // Act & Assess
+    expect(podsWithoutSeries([POD, 'other'], [series(POD, 2)], query)).toEqual(['other']);
+    expect(podsWithoutSeries([POD], [series(POD)], query)).toEqual([]);
+  });
+
+  it('refuses two series for one Pod with a named error naming both label sets', () => {
+    // Prepare
+    const twice = [series(POD, 1, { cluster: 'a' }), series(POD, 1, { cluster: 'b' })];
+
+    // Act & Assess
+    expect(() => podsWithoutSeries([POD], twice, query)).toThrow(
+      new MetricsMultipleSeriesError(
+        twice.map((s) => s.labels),
+        'one series per pod',
+        { query },
+      ),
+    );
+  });
+
+  it.each([
+    { case: 'a negative count', value: -1, error: MetricsValueOutOfDomainError },
+    { case: '+Inf', value: Infinity, error: MetricsNonFiniteValueError },
+  ])('refuses $case with a named error, never counting the Pod as seen', ({ value, error }) => {
+    expect(() => podsWithoutSeries([POD], [series(POD, value)], query)).toThrow(error);
   });
 });

@@ -11,6 +11,7 @@ import {
   VALUE_DOMAIN,
   type ValueDomain,
   domainOfMetric,
+  guardByLabel,
   guardSingleValue,
   guardSinglePoints,
 } from '../metrics/index.js';
@@ -118,11 +119,10 @@ export async function measureStep(
     counterWindow,
   ]);
   const value = (key: (typeof instantKeys)[number]): number | null =>
-    singleValue(
-      values[instantKeys.indexOf(key)] ?? [],
-      queries[key],
-      key.startsWith('kvCache') ? domainOfMetric({ renamed: 'kvCacheUsage' }) : VALUE_DOMAIN.nonNegative,
-    );
+    singleValue(values[instantKeys.indexOf(key)] ?? [], queries[key], stepValueDomain(key));
+  // Mean end-to-end − mean TTFT may fall below 0 (see VALUE_DOMAIN.difference): a decode time is at least 0.
+  const meanLifetime = value('meanLifetime');
+  const meanLifetimeSeconds = meanLifetime === null ? null : Math.max(0, meanLifetime);
 
   const pods = value('pods') ?? 0;
   if (pods === 0) {
@@ -154,7 +154,7 @@ export async function measureStep(
     completedRps: (value('completed') ?? 0) / windowSeconds,
     completedRpsLateHalf: (value('completedLateHalf') ?? 0) / lateHalfSeconds(windowSeconds),
     pods,
-    meanLifetimeSeconds: value('meanLifetime'),
+    meanLifetimeSeconds,
     runningMean: value('runningMean'),
     runningLatestHalfMean: value('runningLatestHalfMean'),
     ...(counters === null
@@ -165,7 +165,7 @@ export async function measureStep(
           completedRpsLateHalf: counters.lateHalf?.completedRps ?? null,
           completedLateHalfFromSeconds: counters.lateHalf?.fromSeconds ?? null,
           preemptions: counters.preemptions,
-          meanLifetimeSeconds: counters.meanLifetimeSeconds ?? value('meanLifetime'),
+          meanLifetimeSeconds: counters.meanLifetimeSeconds ?? meanLifetimeSeconds,
           meanInferenceSeconds: counters.meanInferenceSeconds,
           meanInferenceSecondsLateHalf: counters.lateHalf?.meanInferenceSeconds ?? null,
         }),
@@ -366,16 +366,14 @@ export async function readinessCheck(
   const reasons: string[] = [];
   let ready = true;
 
+  const podsQuery = readinessQueries(target, 1).podsWithSeries;
   const [withSeries, probe] = await Promise.all([
-    ask('the Pods with vLLM series', () =>
-      deps.source.instant(readinessQueries(target, 1).podsWithSeries, { timeMs: nowMs }),
-    ),
+    ask('the Pods with vLLM series', () => deps.source.instant(podsQuery, { timeMs: nowMs })),
     ask('the scrape interval', () =>
       deps.source.instant(scrapeSamplesQuery(target, rules.scrapeProbeSeconds), { timeMs: warmupEndMs }),
     ),
   ]);
-  const seen = new Set(withSeries.map((s) => s.labels.pod));
-  const missing = params.pods.filter((pod) => !seen.has(pod));
+  const missing = podsWithoutSeries(params.pods, withSeries, podsQuery);
   if (params.pods.length === 0) {
     ready = false;
     reasons.push('no Ready Pods were listed: nothing to measure yet');
@@ -433,6 +431,25 @@ export async function readinessCheck(
     );
   }
   return { ready, reasons };
+}
+
+/**
+ * The domain of a step query's value: the KV cache's are 0-1 fractions, the mean lifetime a difference of two means
+ * (it may fall below 0), every other one a count, rate or latency (>= 0).
+ */
+function stepValueDomain(key: keyof StepQueries): ValueDomain {
+  if (key.startsWith('kvCache')) return domainOfMetric({ renamed: 'kvCacheUsage' });
+  return key === 'meanLifetime' ? VALUE_DOMAIN.difference : VALUE_DOMAIN.nonNegative;
+}
+
+/**
+ * The Pods of `pods` with no vLLM series in the answer to `readinessQueries(...).podsWithSeries` (`count by (pod)`: one
+ * series per Pod, a count), through the shared AMP answer guard: two series for one Pod, a series without `pod`, a
+ * negative count or ±Inf is a named error, never a Pod counted as seen.
+ */
+export function podsWithoutSeries(pods: readonly string[], answer: readonly InstantSample[], query: string): string[] {
+  const seen = guardByLabel(answer, 'pod', VALUE_DOMAIN.nonNegative, query);
+  return pods.filter((pod) => !seen.has(pod));
 }
 
 // ---------------------------------------------------------------------------------------------------------------

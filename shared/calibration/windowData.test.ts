@@ -1,8 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
+import {
+  MetricsMultipleSeriesError,
+  MetricsNonFiniteValueError,
+  MetricsValueOutOfDomainError,
+  type InstantSample,
+  type MetricsSource,
+} from '../metrics/index.js';
 import { CalibrationStepDataMissingError } from './errors.js';
 import { parseCalibrationInput } from './input.js';
 import { testInput } from './testing/steps.js';
-import { judgeWindowData, type WindowDataContext } from './windowData.js';
+import { judgeWindowData, lookForWindowData, type WindowDataContext } from './windowData.js';
 
 const END = Date.UTC(2026, 11, 2, 12, 0, 0);
 const context = (nowMs: number, firstLookMs = END): WindowDataContext => ({
@@ -54,6 +61,57 @@ describe('Function: judgeWindowData', () => {
       /step 2 \(20 req\/s\): AMP did not hold the window's data within ingestion.timeoutSeconds \(180 s/,
     );
     expect(late).toThrow(/30 s before the window's end/);
+  });
+});
+
+describe('Function: lookForWindowData', () => {
+  /** A MetricsSource whose instant answer (the newest sample's time, seconds) is `samples`. */
+  const answering = (samples: InstantSample[]): MetricsSource => ({
+    instant: () => Promise.resolve(samples),
+    range: () => Promise.reject(new Error('no range query expected')),
+  });
+  const at = (seconds: number, labels: Record<string, string> = {}): InstantSample => ({
+    labels,
+    value: seconds,
+    timestampMs: END + 40_000,
+  });
+
+  it("judges the window by AMP's newest sample time, to the millisecond", async () => {
+    // Act
+    const look = await lookForWindowData(answering([at((END + 2_000) / 1000)]), testInput(), context(END + 40_000));
+
+    // Assess
+    expect(look).toMatchObject({ status: 'in', latestSampleMs: END + 2_000 });
+  });
+
+  it('reads no series and NaN as no sample yet', async () => {
+    // Act & Assess
+    await expect(lookForWindowData(answering([]), testInput(), context(END + 5_000))).resolves.toMatchObject({
+      status: 'waiting',
+      latestSampleMs: null,
+    });
+    await expect(
+      lookForWindowData(answering([at(Number.NaN)]), testInput(), context(END + 5_000)),
+    ).resolves.toMatchObject({ status: 'waiting', latestSampleMs: null });
+  });
+
+  it('refuses two series where the min() gives one, naming both label sets', async () => {
+    // Prepare
+    const two = [at(END / 1000, { cluster: 'a' }), at(END / 1000, { cluster: 'b' })];
+
+    // Act
+    const look = lookForWindowData(answering(two), testInput(), context(END + 5_000));
+
+    // Assess
+    await expect(look).rejects.toThrow(MetricsMultipleSeriesError);
+    await expect(look).rejects.toThrow('got 2 series: {"cluster":"a"}, {"cluster":"b"}');
+  });
+
+  it.each([
+    { case: 'a negative time', value: -1, error: MetricsValueOutOfDomainError },
+    { case: '+Inf', value: Infinity, error: MetricsNonFiniteValueError },
+  ])('refuses $case with a named error, never a time to judge by', async ({ value, error }) => {
+    await expect(lookForWindowData(answering([at(value)]), testInput(), context(END + 5_000))).rejects.toThrow(error);
   });
 });
 

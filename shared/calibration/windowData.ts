@@ -4,7 +4,7 @@
  * saturated verdict from missing data). So a step is judged only once AMP holds a sample of every serving Pod past
  * the window's end, and a step whose data never arrives fails with a named error instead of being judged.
  */
-import type { MetricsSource } from '../metrics/index.js';
+import { guardSingleValue, VALUE_DOMAIN, type MetricsSource } from '../metrics/index.js';
 import { CalibrationStepDataMissingError } from './errors.js';
 import { fmt } from './format.js';
 import type { CalibrationInput } from './input.js';
@@ -65,16 +65,23 @@ export function judgeWindowData(latestSampleMs: number | null, context: WindowDa
   };
 }
 
-/** One look: the newest sample AMP holds of the target's series at `nowMs`, judged against the window. */
+/**
+ * One look: the newest sample AMP holds of the target's series at `nowMs`, judged against the window. The answer
+ * (one series, a Unix time) passes the shared AMP answer guard: several series, a negative time or ±Inf is a named
+ * error, never a time to judge by.
+ */
 export async function lookForWindowData(
   source: MetricsSource,
   input: CalibrationInput,
   context: WindowDataContext,
 ): Promise<WindowDataLook> {
-  const answer = await source.instant(latestSampleQuery(calibrationTarget(input)), { timeMs: context.nowMs });
-  const seconds = answer[0]?.value;
-  const latestSampleMs = seconds === undefined || !Number.isFinite(seconds) ? null : Math.round(seconds * 1000);
-  return judgeWindowData(latestSampleMs, context);
+  const query = latestSampleQuery(calibrationTarget(input));
+  const seconds = guardSingleValue(
+    await source.instant(query, { timeMs: context.nowMs }),
+    VALUE_DOMAIN.timestamp,
+    query,
+  );
+  return judgeWindowData(seconds === undefined ? null : Math.round(seconds * 1000), context);
 }
 
 function describeAge(sampleMs: number, windowEndMs: number): string {

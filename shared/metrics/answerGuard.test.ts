@@ -1,13 +1,18 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   domainOfUnit,
+  guardByLabel,
   guardSamples,
+  guardSeries,
   guardSeriesCount,
   guardSinglePoints,
   guardSingleValue,
   guardValue,
+  isRefusedAnswer,
 } from './answerGuard.js';
 import {
+  MetricsHttpError,
+  MetricsMissingLabelError,
   MetricsMultipleSeriesError,
   MetricsNonFiniteValueError,
   MetricsTooManySeriesError,
@@ -114,6 +119,85 @@ describe('Function: guardSamples', () => {
     expect(() =>
       guardSamples([sample(0.4, { pod: 'a' }), sample(1.2, { pod: 'b' })], VALUE_DOMAIN.fraction, QUERY),
     ).toThrow(MetricsValueOutOfDomainError);
+  });
+});
+
+describe('Function: guardByLabel', () => {
+  it('keys a per-Pod answer by its pod label, leaving NaN out (no data)', () => {
+    // Prepare
+    const samples = [sample(3, { pod: 'a' }), sample(0, { pod: 'b' }), sample(Number.NaN, { pod: 'c' })];
+
+    // Act & Assess
+    expect(guardByLabel(samples, 'pod', VALUE_DOMAIN.nonNegative, QUERY)).toEqual(
+      new Map([
+        ['a', 3],
+        ['b', 0],
+      ]),
+    );
+  });
+
+  it('refuses two series for one Pod, naming both label sets', () => {
+    // Prepare
+    const samples = [
+      sample(3, { pod: 'a', instance: '10.0.0.1:8000' }),
+      sample(1, { pod: 'b' }),
+      sample(4, { pod: 'a', instance: '10.0.0.2:8000' }),
+    ];
+
+    // Act & Assess
+    expect(() => guardByLabel(samples, 'pod', VALUE_DOMAIN.nonNegative, QUERY)).toThrow(
+      new MetricsMultipleSeriesError(
+        [
+          { pod: 'a', instance: '10.0.0.1:8000' },
+          { pod: 'a', instance: '10.0.0.2:8000' },
+        ],
+        'one series per pod',
+        { query: QUERY },
+      ),
+    );
+  });
+
+  it.each([
+    { case: 'a series without the label', samples: [sample(1, {})], error: MetricsMissingLabelError },
+    { case: 'a negative count', samples: [sample(-2, { pod: 'a' })], error: MetricsValueOutOfDomainError },
+    { case: '+Inf', samples: [sample(Infinity, { pod: 'a' })], error: MetricsNonFiniteValueError },
+  ])('refuses $case', ({ samples, error }) => {
+    // Act & Assess
+    expect(() => guardByLabel(samples, 'pod', VALUE_DOMAIN.nonNegative, QUERY)).toThrow(error);
+  });
+});
+
+describe('Function: guardSeries', () => {
+  it('keeps every series of a per-Pod range answer when every point is in the domain (NaN included)', () => {
+    // Prepare
+    const series = [
+      { labels: { pod: 'a' }, points: [{ timestampMs: 1, value: 2 }] },
+      { labels: { pod: 'b' }, points: [{ timestampMs: 1, value: Number.NaN }] },
+    ];
+
+    // Act & Assess
+    expect(guardSeries(series, VALUE_DOMAIN.nonNegative, QUERY)).toEqual(series);
+  });
+
+  it("refuses the whole answer when one point is outside the domain, naming its series' labels", () => {
+    // Prepare
+    const series = [
+      { labels: { pod: 'a' }, points: [{ timestampMs: 1, value: 2 }] },
+      { labels: { pod: 'b' }, points: [{ timestampMs: 1, value: -1 }] },
+    ];
+
+    // Act & Assess
+    expect(() => guardSeries(series, VALUE_DOMAIN.nonNegative, QUERY)).toThrow(/-1 for \{"pod":"b"\}/);
+  });
+});
+
+describe('Function: isRefusedAnswer', () => {
+  it("tells the guard's refusals from failures to ask", () => {
+    // Act & Assess
+    expect(isRefusedAnswer(new MetricsMultipleSeriesError([{}, {}], 'exactly one series'))).toBe(true);
+    expect(isRefusedAnswer(new MetricsValueOutOfDomainError(-1, VALUE_DOMAIN.nonNegative.name, {}))).toBe(true);
+    expect(isRefusedAnswer(new MetricsHttpError({ status: 503 }, true))).toBe(false);
+    expect(isRefusedAnswer(new Error('boom'))).toBe(false);
   });
 });
 

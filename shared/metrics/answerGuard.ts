@@ -5,6 +5,8 @@
  * idle rate window): the caller decides what no data means; +Inf and -Inf are always errors.
  */
 import {
+  type MetricsError,
+  MetricsMissingLabelError,
   MetricsMultipleSeriesError,
   MetricsNonFiniteValueError,
   MetricsTooManySeriesError,
@@ -33,6 +35,44 @@ export function guardValue(
 export function guardSamples<T extends InstantSample>(samples: readonly T[], domain: ValueDomain, query: string): T[] {
   for (const sample of samples) guardValue(sample.value, domain, { query, labels: sample.labels });
   return [...samples];
+}
+
+/**
+ * The values of a per-label answer with one series per label value (`sum by (pod) (...)`), keyed by that label:
+ * each value in `domain` or a named error; a series without the label (MetricsMissingLabelError) and two series for
+ * one label value (MetricsMultipleSeriesError, naming them) are errors too. NaN samples are left out (no data).
+ */
+export function guardByLabel(
+  samples: readonly InstantSample[],
+  label: string,
+  domain: ValueDomain,
+  query: string,
+): Map<string, number> {
+  const out = new Map<string, number>();
+  const seen = new Set<string>();
+  for (const sample of samples) {
+    const key = sample.labels[label];
+    if (key === undefined || key === '') throw new MetricsMissingLabelError(label, sample.labels, { query });
+    if (seen.has(key)) {
+      throw new MetricsMultipleSeriesError(
+        samples.filter((s) => s.labels[label] === key).map((s) => s.labels),
+        `one series per ${label}`,
+        { query },
+      );
+    }
+    seen.add(key);
+    const value = guardValue(sample.value, domain, { query, labels: sample.labels });
+    if (!Number.isNaN(value)) out.set(key, value);
+  }
+  return out;
+}
+
+/** Checks every point of every series of a range answer (several series expected, e.g. one per Pod); unchanged. */
+export function guardSeries<T extends RangeSeries>(series: readonly T[], domain: ValueDomain, query: string): T[] {
+  for (const one of series) {
+    for (const point of one.points) guardValue(point.value, domain, { query, labels: one.labels });
+  }
+  return [...series];
 }
 
 /**
@@ -77,6 +117,20 @@ export function guardSinglePoints(
   if (first === undefined) return [];
   return first.points.filter(
     (point) => !Number.isNaN(guardValue(point.value, domain, { query, labels: first.labels })),
+  );
+}
+
+/**
+ * Whether `error` is the guard refusing an answer that came (several series, a value outside its domain, ±Inf, a
+ * missing label, too many series), as opposed to a failure to ask: a check reports it as its finding.
+ */
+export function isRefusedAnswer(error: unknown): error is MetricsError {
+  return (
+    error instanceof MetricsMultipleSeriesError ||
+    error instanceof MetricsNonFiniteValueError ||
+    error instanceof MetricsValueOutOfDomainError ||
+    error instanceof MetricsMissingLabelError ||
+    error instanceof MetricsTooManySeriesError
   );
 }
 

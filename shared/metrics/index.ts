@@ -5,16 +5,20 @@
 export { HttpMetricsSource, querySingleValue } from './ampClient.js';
 export {
   domainOfUnit,
+  guardByLabel,
   guardSamples,
+  guardSeries,
   guardSeriesCount,
   guardSingleValue,
   guardSinglePoints,
   guardValue,
+  isRefusedAnswer,
 } from './answerGuard.js';
 export { CATALOG, catalogEntry, type CatalogBuildOptions } from './catalog.js';
 export {
   MetricsError,
   MetricsHttpError,
+  MetricsMissingLabelError,
   MetricsMultipleSeriesError,
   MetricsNetworkError,
   MetricsNonFiniteValueError,

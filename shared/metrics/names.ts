@@ -105,6 +105,17 @@ export const VALUE_DOMAIN = {
   nonNegative: { name: '>= 0: a count, rate, size or latency', min: 0, max: Number.POSITIVE_INFINITY },
   fraction: { name: 'a fraction in [0, 1]', min: 0, max: 1 },
   percent: { name: 'a percentage in [0, 100]', min: 0, max: 100 },
+  /** What PromQL's `timestamp()` returns: a sample's time in Unix seconds. */
+  timestamp: { name: '>= 0: a sample time in Unix seconds', min: 0, max: Number.POSITIVE_INFINITY },
+  /**
+   * A difference of two means over different requests (mean end-to-end − mean TTFT: the TTFT histogram also counts
+   * requests still decoding), which can fall below 0: only ±Inf is refused.
+   */
+  difference: {
+    name: 'a finite difference',
+    min: Number.NEGATIVE_INFINITY,
+    max: Number.POSITIVE_INFINITY,
+  },
 } as const satisfies Record<string, ValueDomain>;
 
 /**

@@ -4,8 +4,9 @@
  */
 import { argsOf, gpuCount, parseVllmArgs, type TemplateContainer, vllmContainer } from '../calibration/index.js';
 import { KINDS, type KubeObject, type ObjectRef } from '../kube/index.js';
+import { isRefusedAnswer } from '../metrics/index.js';
 import { PreflightDeploymentNotFoundError, PreflightPodTemplateInvalidError } from './errors.js';
-import type { Evidence, PreflightContext } from './types.js';
+import type { Evidence, PreflightCheck, PreflightContext } from './types.js';
 
 /** vLLM's defaults for the flags the checks read (vllm/engine/arg_utils.py). */
 export const VLLM_ARG_DEFAULTS = { gpuMemoryUtilization: 0.9, port: 8000 } as const;
@@ -86,6 +87,46 @@ export function objectEvidence(ref: ObjectRef, found: boolean, detail?: Record<s
 /** Evidence: a query and how many series it returned. */
 export function seriesEvidence(query: string, series: number, detail?: Record<string, unknown>): Evidence {
   return { kind: 'series', query, series, ...(detail === undefined ? {} : { detail }) };
+}
+
+/** What a check's run resolves to (runPreflight adds its id, item and title). */
+export type CheckOutcome = Awaited<ReturnType<PreflightCheck['run']>>;
+
+/** An AMP answer the guard let through, or the check's `fail` for one it refused. */
+export type GuardedAnswer<T> = { ok: true; value: T } | { ok: false; outcome: CheckOutcome };
+
+const REFUSED_ANSWER_FIX =
+  'Query AMP for the series the reason names. Several series where one is expected come from two scrapes of one ' +
+  'target (two ServiceMonitors, or a PodMonitor beside one) or Prometheus replicas remote-writing the same series; a ' +
+  'value outside its domain or +/-Inf from the exporter or a relabelling. Fix the scrape configuration, then run ' +
+  'preflight again';
+
+/**
+ * An AMP answer read through the shared answer guard (`read` calls shared/metrics' guard functions). An answer it
+ * refuses (several series where one is expected, a value outside its metric's domain, ±Inf, a series without its
+ * label) is the check's finding: `fail`, with the error's name and message and the query as evidence, never a number
+ * the check goes on with. Any other error is thrown on (runPreflight: "could not check").
+ */
+export function guardedAnswer<T>(
+  query: string,
+  series: number,
+  read: () => T,
+  evidence: readonly Evidence[] = [],
+): GuardedAnswer<T> {
+  try {
+    return { ok: true, value: read() };
+  } catch (error) {
+    if (!isRefusedAnswer(error)) throw error;
+    return {
+      ok: false,
+      outcome: {
+        status: 'fail',
+        reason: `AMP's answer cannot be used: ${error.name}: ${error.message}`,
+        evidence: [...evidence, seriesEvidence(query, series, { refused: error.name })],
+        fix: REFUSED_ANSWER_FIX,
+      },
+    };
+  }
 }
 
 /** Evidence: a setting and its value. */

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { deploymentPods, rolloutStatus, type ClusterClient, type KubeObject } from '../../kube/index.js';
 import type { CalibrationInput } from '../input.js';
+import { podsWithoutSeries } from '../measure.js';
 import { calibrationTarget, readinessQueries } from '../stepQueries.js';
 import { CalibrationRolloutTimeoutError } from '../errors.js';
 import type { BasePorts, CalibrationPorts } from './ports.js';
@@ -9,7 +10,10 @@ import type { CalibrationStep } from './step.js';
 import { noGpuError, unschedulableReason } from './shadow.js';
 import { requireDeployment } from './target.js';
 
-/** The Ready Pods of the Deployment that have no vLLM series in AMP at `nowMs`. */
+/**
+ * The Ready Pods of the Deployment that have no vLLM series in AMP at `nowMs`; the answer passes the shared AMP answer
+ * guard (podsWithoutSeries: two series for one Pod, a negative count or ±Inf is a named error).
+ */
 async function podsNotInAmp(
   ports: Ports,
   input: CalibrationInput,
@@ -19,11 +23,13 @@ async function podsNotInAmp(
 ): Promise<string[]> {
   const { ready } = await deploymentPods(cluster, live);
   const target = { ...calibrationTarget(input), deployment: live.metadata.name };
-  const samples = await ports
-    .metricsSource(input.target)
-    .instant(readinessQueries(target, 1).podsWithSeries, { timeMs: nowMs });
-  const seen = new Set(samples.map((s) => s.labels.pod));
-  return ready.map((pod) => pod.metadata.name).filter((pod) => !seen.has(pod));
+  const query = readinessQueries(target, 1).podsWithSeries;
+  const answer = await ports.metricsSource(input.target).instant(query, { timeMs: nowMs });
+  return podsWithoutSeries(
+    ready.map((pod) => pod.metadata.name),
+    answer,
+    query,
+  );
 }
 
 type Ports = BasePorts & Pick<CalibrationPorts, 'cluster' | 'metricsSource'>;

@@ -1,6 +1,12 @@
 import * as z from 'zod';
 import { containerStartMs, jobPhase, jobPod, KINDS, PROPAGATION_POLICIES } from '../../kube/index.js';
-import type { MetricsSource } from '../../metrics/index.js';
+import {
+  domainOfMetric,
+  guardSinglePoints,
+  guardSingleValue,
+  VALUE_DOMAIN,
+  type MetricsSource,
+} from '../../metrics/index.js';
 import { decideStepEnding, DEFAULT_MIN_SECONDS_FRACTION, type QueueSample } from '../earlyStop.js';
 import type { KvCacheSample } from '../kvCache.js';
 import { CalibrationJobFailedError } from '../errors.js';
@@ -225,24 +231,30 @@ export const watchLoadStepStep = {
   run: watchLoadStep,
 } satisfies CalibrationStep<typeof event, WatchState, Ports>;
 
-/** The mean decode time of the requests finished since the load began (the step's meanLifetime), or null if none. */
-async function lifetimeSoFar(
+/**
+ * The mean decode time of the requests finished since the load began (the step's meanLifetime, seconds, at least 0),
+ * or null if none. The answer is one series, a difference of two means that may fall below 0 (VALUE_DOMAIN.difference);
+ * several series or ±Inf is a named error (the shared AMP answer guard, as MeasureStep reads the same query).
+ */
+export async function lifetimeSoFar(
   source: MetricsSource,
   input: CalibrationInput,
   elapsedSeconds: number,
   nowMs: number,
 ): Promise<number | null> {
   const query = stepQueries(calibrationTarget(input), Math.max(1, elapsedSeconds)).meanLifetime;
-  const value = (await source.instant(query, { timeMs: nowMs }))[0]?.value;
-  return value === undefined || !Number.isFinite(value) ? null : Math.max(0, value);
+  const value = guardSingleValue(await source.instant(query, { timeMs: nowMs }), VALUE_DOMAIN.difference, query);
+  return value === undefined ? null : Math.max(0, value);
 }
 
 /**
  * AMP's samples from the load's start to now: `sum(vllm:num_requests_waiting)` and the busiest Pod's KV-cache usage,
  * at the step's query step but never closer than the scrape interval (estimated as the readiness gate does): repeats
  * of one scrape are not independent samples. Also the preemptions since the load began (an instant `increase`).
+ * Each answer is one series and passes the shared AMP answer guard (the queue and preemptions >= 0, the KV cache a
+ * 0-1 fraction): several series, a value outside its domain or ±Inf is a named error, never a sample.
  */
-async function ampSamplesSoFar(
+export async function ampSamplesSoFar(
   source: MetricsSource,
   input: CalibrationInput,
   holdSeconds: number,
@@ -263,15 +275,20 @@ async function ampSamplesSoFar(
     source.range(queries.kvCacheLast, span),
     source.instant(soFar.preemptions, { timeMs: nowMs }),
   ]);
-  const points = (series: typeof queue) => (series[0]?.points ?? []).filter((p) => Number.isFinite(p.value));
-  const preemptions = preempted[0]?.value;
+  const preemptions = guardSingleValue(preempted, VALUE_DOMAIN.nonNegative, soFar.preemptions);
   return {
-    samples: points(queue).map((p) => ({ tMs: p.timestampMs, queue: p.value })),
+    samples: guardSinglePoints(queue, VALUE_DOMAIN.nonNegative, queries.queue).map((p) => ({
+      tMs: p.timestampMs,
+      queue: p.value,
+    })),
     kvCache: {
-      samples: points(kv).map((p) => ({ tMs: p.timestampMs, usage: p.value })),
-      // No series: the counter did not exist, nothing was preempted. NaN or negative stays suspect (earlyStop.ts
-      // then refuses a stable ending on it).
-      preemptions: preemptions ?? 0,
+      samples: guardSinglePoints(kv, domainOfMetric({ renamed: 'kvCacheUsage' }), queries.kvCacheLast).map((p) => ({
+        tMs: p.timestampMs,
+        usage: p.value,
+      })),
+      // No series: the counter did not exist, nothing was preempted. NaN stays suspect (earlyStop.ts then refuses a
+      // stable ending on it); a negative count never gets here (the guard refused it).
+      preemptions: preemptions ?? (preempted.length === 0 ? 0 : Number.NaN),
     },
   };
 }

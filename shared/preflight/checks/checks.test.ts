@@ -3,6 +3,7 @@ import { ALERT_RULES } from '../../alerts/rules/index.js';
 import { grafanaDashboardConfigMaps } from '../../dashboards/index.js';
 import { vllmDeployment } from '../../kube/manifests/index.js';
 import type { KubeObject } from '../../kube/index.js';
+import type { InstantSample, RangeSeries } from '../../metrics/index.js';
 import { CADVISOR, DCGM, VLLM_RENAMED } from '../../metrics/index.js';
 import {
   DEPLOYMENT_INPUT,
@@ -607,6 +608,124 @@ describe('Function: findScaleCycle', () => {
       cycle === undefined ? undefined : { before: cycle.before.value, out: cycle.out.value, in: cycle.in.value },
     ).toEqual(expected);
   });
+});
+
+describe('AMP answers the shared guard refuses', () => {
+  /** Healthy answers with the instant rule whose pattern is `source` changed by `change`. */
+  const instantChanged = (source: string, change: (samples: InstantSample[]) => InstantSample[]) => {
+    const metrics = healthyMetrics();
+    const rule = metrics.instantRules.find((r) => r.match.source === source);
+    if (rule === undefined || rule.samples instanceof Error) throw new Error(`no instant rule ${source}`);
+    rule.samples = change(rule.samples);
+    return metrics;
+  };
+  const rangeChanged = (change: (series: RangeSeries[]) => RangeSeries[]) => {
+    const metrics = healthyMetrics();
+    const rule = metrics.rangeRules[0] as { match: RegExp; series: RangeSeries[] };
+    rule.series = change(rule.series);
+    return metrics;
+  };
+  /** The first sample twice, told apart by `instance`: two series for one Pod. */
+  const twiceForOnePod = (samples: InstantSample[]) => {
+    const [first, ...rest] = samples as [InstantSample, ...InstantSample[]];
+    return [
+      { ...first, labels: { ...first.labels, instance: '10.0.0.1:8000' } },
+      { ...first, labels: { ...first.labels, instance: '10.0.0.2:8000' } },
+      ...rest,
+    ];
+  };
+  const firstValue = (value: number) => (samples: InstantSample[]) =>
+    samples.map((sample, i) => (i === 0 ? { ...sample, value } : sample));
+  const bothNamed = new RegExp(
+    `expected one series per pod, got 2 series: \\{"pod":"${PODS[0]}","namespace":"default","instance":"10.0.0.1:8000"\\}, ` +
+      `\\{"pod":"${PODS[0]}","namespace":"default","instance":"10.0.0.2:8000"\\}`,
+  );
+
+  it.each([
+    {
+      case: 'vllm-metrics-exposed: two series for one Pod',
+      check: vllmMetricsExposed,
+      metrics: () => instantChanged('vllm:num_requests_running', twiceForOnePod),
+      error: 'MetricsMultipleSeriesError',
+      reason: bothNamed,
+    },
+    {
+      case: 'vllm-metrics-exposed: a negative running count',
+      check: vllmMetricsExposed,
+      metrics: () => instantChanged('vllm:num_requests_running', firstValue(-1)),
+      error: 'MetricsValueOutOfDomainError',
+      reason: /returned -1 for .*outside its domain \(>= 0: a count, rate, size or latency\)/,
+    },
+    {
+      case: 'service-monitor-scraping: a +Inf sample time',
+      check: serviceMonitorScraping,
+      metrics: () => instantChanged('^timestamp\\(vllm:num_requests_running', firstValue(Infinity)),
+      error: 'MetricsNonFiniteValueError',
+      reason: new RegExp(`non-finite value \\(\\+Inf\\) for \\{"pod":"${PODS[0]}"`),
+    },
+    {
+      case: 'service-monitor-scraping: a negative sample time',
+      check: serviceMonitorScraping,
+      metrics: () => instantChanged('^timestamp\\(vllm:num_requests_running', firstValue(-30)),
+      error: 'MetricsValueOutOfDomainError',
+      reason: /outside its domain \(>= 0: a sample time in Unix seconds\)/,
+    },
+    {
+      case: 'dcgm-exporter: a negative framebuffer',
+      check: dcgmExporter,
+      metrics: () => instantChanged('DCGM_FI_DEV_FB_USED', firstValue(-40_000)),
+      error: 'MetricsValueOutOfDomainError',
+      reason: /returned -40000 for \{"pod":.*"UUID":"GPU-0"\}/,
+    },
+    {
+      case: 'warmup: two series for one Pod',
+      check: warmup,
+      metrics: () => instantChanged('vllm:request_success_total', twiceForOnePod),
+      error: 'MetricsMultipleSeriesError',
+      reason: bothNamed,
+    },
+    {
+      case: 'warmup: a -Inf request count',
+      check: warmup,
+      metrics: () => instantChanged('vllm:request_success_total', firstValue(-Infinity)),
+      error: 'MetricsNonFiniteValueError',
+      reason: /non-finite value \(-Inf\)/,
+    },
+    {
+      case: 'scale-cycle: two count series',
+      check: scaleCycle,
+      metrics: () =>
+        rangeChanged(([one]) => [
+          { ...(one as RangeSeries), labels: { cluster: 'a' } },
+          { ...(one as RangeSeries), labels: { cluster: 'b' } },
+        ]),
+      error: 'MetricsMultipleSeriesError',
+      reason: /expected exactly one series, got 2 series: \{"cluster":"a"\}, \{"cluster":"b"\}/,
+    },
+    {
+      case: 'scale-cycle: a negative Pod count',
+      check: scaleCycle,
+      metrics: () =>
+        rangeChanged(([one]) => [
+          { labels: {}, points: (one as RangeSeries).points.map((p, i) => (i === 2 ? { ...p, value: -2 } : p)) },
+        ]),
+      error: 'MetricsValueOutOfDomainError',
+      reason: /returned -2 for \{\}/,
+    },
+  ])(
+    '$case fails the check, naming the error, with the query as evidence',
+    async ({ check, metrics, error, reason }) => {
+      // Act
+      const result = await run(check, preparedContext({ metrics: metrics() }));
+
+      // Assess
+      expect(result.status).toBe('fail');
+      expect(result.reason).toMatch(new RegExp(`^AMP's answer cannot be used: ${error}: `));
+      expect(result.reason).toMatch(reason);
+      expect(result.evidence).toContainEqual(expect.objectContaining({ kind: 'series', detail: { refused: error } }));
+      expect(result.fix).toMatch(/^Query AMP for the series the reason names/);
+    },
+  );
 });
 
 // The target the fakes describe, for readers of the reasons above.

@@ -1,7 +1,15 @@
 import { deploymentPods, KINDS, type KubeObject, type ObjectRef } from '../../kube/index.js';
-import { DCGM, DCGM_LABELS, dcgmSelector } from '../../metrics/index.js';
+import { DCGM, DCGM_LABELS, dcgmSelector, domainOfMetric, guardSamples } from '../../metrics/index.js';
 import { CHECK_IDS, type Evidence, type PreflightCheck } from '../types.js';
-import { listText, loadDeployment, objectEvidence, plural, seriesEvidence, signalOf } from '../workload.js';
+import {
+  guardedAnswer,
+  listText,
+  loadDeployment,
+  objectEvidence,
+  plural,
+  seriesEvidence,
+  signalOf,
+} from '../workload.js';
 
 /** How NVIDIA's chart and the gpu-operator label the exporter, and the image they run. */
 const DCGM_NAME_LABEL = { key: 'app.kubernetes.io/name', value: 'dcgm-exporter' } as const;
@@ -62,8 +70,16 @@ export const dcgmExporter: PreflightCheck = {
     const { ready } = await deploymentPods(context.cluster, deployment);
     const query = dcgmSelector(target, DCGM.fbUsed);
     const samples = await context.metrics.instant(query, { timeMs: context.clock.now(), ...signalOf(context) });
+    // A series per GPU (framebuffer MiB used, >= 0): a negative value or ±Inf fails the check.
+    const answer = guardedAnswer(
+      query,
+      samples.length,
+      () => guardSamples(samples, domainOfMetric(DCGM.fbUsed), query),
+      evidence,
+    );
+    if (!answer.ok) return answer.outcome;
     const gpusByPod = new Map<string, Set<string>>();
-    for (const sample of samples) {
+    for (const sample of answer.value) {
       const pod = sample.labels[DCGM_LABELS.pod];
       if (pod === undefined) continue;
       const gpus = gpusByPod.get(pod) ?? new Set<string>();

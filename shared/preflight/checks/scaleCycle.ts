@@ -1,6 +1,6 @@
-import { VLLM, vllmSelector } from '../../metrics/index.js';
+import { guardSinglePoints, VALUE_DOMAIN, VLLM, vllmSelector } from '../../metrics/index.js';
 import { CHECK_IDS, type PreflightCheck } from '../types.js';
-import { seriesEvidence, signalOf } from '../workload.js';
+import { guardedAnswer, seriesEvidence, signalOf } from '../workload.js';
 
 interface Point {
   timestampMs: number;
@@ -62,7 +62,12 @@ export const scaleCycle: PreflightCheck = {
       stepSeconds: settings.scaleCycleStepSeconds,
       ...signalOf(context),
     });
-    const points = (series[0]?.points ?? []).filter((p) => Number.isFinite(p.value));
+    // One series (count()), a count of Pods: several series, a negative count or ±Inf fails the check.
+    const answer = guardedAnswer(query, series.length, () =>
+      guardSinglePoints(series, VALUE_DOMAIN.nonNegative, query),
+    );
+    if (!answer.ok) return answer.outcome;
+    const points = answer.value;
     const lookback = describeSeconds(settings.scaleCycleLookbackSeconds);
     const counts = points.map((p) => p.value);
     const range = counts.length === 0 ? null : { min: Math.min(...counts), max: Math.max(...counts) };

@@ -8,9 +8,17 @@ import {
   type ObjectRef,
   type ServiceMonitorSpec,
 } from '../../kube/index.js';
-import { VLLM, vllmSelector } from '../../metrics/index.js';
+import { guardSamples, VALUE_DOMAIN, VLLM, vllmSelector } from '../../metrics/index.js';
 import { CHECK_IDS, type Evidence, type PreflightCheck, type PreflightContext } from '../types.js';
-import { listText, loadDeployment, objectEvidence, plural, seriesEvidence, signalOf } from '../workload.js';
+import {
+  guardedAnswer,
+  listText,
+  loadDeployment,
+  objectEvidence,
+  plural,
+  seriesEvidence,
+  signalOf,
+} from '../workload.js';
 
 /** The Prometheus operator's CRD, as kube-prometheus-stack installs it. */
 const SERVICE_MONITOR_CRD: ObjectRef = {
@@ -100,10 +108,18 @@ export const serviceMonitorScraping: PreflightCheck = {
     const query = `timestamp(${vllmSelector(target, VLLM.numRequestsRunning)})`;
     const nowMs = context.clock.now();
     const samples = await context.metrics.instant(query, { timeMs: nowMs, ...signalOf(context) });
+    // Sample times (Unix seconds), one series or several per Pod (the newest counts): a negative time or ±Inf fails.
+    const answer = guardedAnswer(
+      query,
+      samples.length,
+      () => guardSamples(samples, VALUE_DOMAIN.timestamp, query),
+      evidence,
+    );
+    if (!answer.ok) return answer.outcome;
     const newest = new Map<string, number>();
-    for (const sample of samples) {
+    for (const sample of answer.value) {
       const pod = sample.labels.pod;
-      if (pod === undefined) continue;
+      if (pod === undefined || Number.isNaN(sample.value)) continue;
       newest.set(pod, Math.max(newest.get(pod) ?? 0, sample.value));
     }
     const ages = ready.map((pod) => {

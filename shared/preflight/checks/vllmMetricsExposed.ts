@@ -1,8 +1,9 @@
-import { aggregate, VLLM, vllmSelector } from '../../metrics/index.js';
+import { aggregate, domainOfMetric, guardByLabel, VLLM, vllmSelector } from '../../metrics/index.js';
 import { deploymentPods, type KubeObject } from '../../kube/index.js';
 import { CHECK_IDS, type Evidence, type PreflightCheck, type PreflightContext } from '../types.js';
 import {
   deploymentRef,
+  guardedAnswer,
   listText,
   loadDeployment,
   objectEvidence,
@@ -39,7 +40,12 @@ export const vllmMetricsExposed: PreflightCheck = {
       };
     }
     const samples = await context.metrics.instant(query, { timeMs: context.clock.now(), ...signalOf(context) });
-    const inAmp = new Set(samples.map((sample) => sample.labels.pod).filter((pod) => pod !== undefined));
+    // One series per Pod (max by (pod)), a count: two for one Pod, a negative count or ±Inf fails the check.
+    const answer = guardedAnswer(query, samples.length, () =>
+      guardByLabel(samples, 'pod', domainOfMetric(VLLM.numRequestsRunning), query),
+    );
+    if (!answer.ok) return answer.outcome;
+    const inAmp = new Set(answer.value.keys());
     const evidence: Evidence[] = [seriesEvidence(query, samples.length, { pods: [...inAmp].sort() })];
     const port = vllmPortOf(vllmContainerOf(podTemplateOf(deployment)));
     const missing: string[] = [];

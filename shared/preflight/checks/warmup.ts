@@ -1,9 +1,11 @@
 import { WARMUP_ANNOTATION, WARMUP_DONE_FILE } from '../../kube/manifests/index.js';
 import { deploymentPods, type KubeObject } from '../../kube/index.js';
-import { aggregate, VLLM, vllmSelector } from '../../metrics/index.js';
+import { aggregate, domainOfMetric, guardByLabel, VLLM, vllmSelector } from '../../metrics/index.js';
 import { CHECK_IDS, type Evidence, type PreflightCheck, type PreflightContext } from '../types.js';
 import {
   deploymentRef,
+  guardedAnswer,
+  type GuardedAnswer,
   listText,
   loadDeployment,
   objectEvidence,
@@ -75,7 +77,9 @@ export const warmup: PreflightCheck = {
         fix: `kubectl -n ${target.namespace} get pods -l app=${target.deployment}`,
       };
     }
-    const served = await requestsServed(context, ready, vllmPortOf(vllmContainerOf(template)), evidence);
+    const read = await requestsServed(context, ready, vllmPortOf(vllmContainerOf(template)), evidence);
+    if (!read.ok) return read.outcome;
+    const served = read.value;
     const short = ready
       .map((pod) => ({ pod: pod.metadata.name, count: served.get(pod.metadata.name) }))
       .filter((p) => p.count === undefined || p.count < settings.warmupRequests);
@@ -96,17 +100,26 @@ export const warmup: PreflightCheck = {
   },
 };
 
-/** Requests each Pod has completed: AMP first, the Pod's own /metrics for Pods AMP does not have. */
+/**
+ * Requests each Pod has completed: AMP first, the Pod's own /metrics for Pods AMP does not have. AMP's answer (one
+ * count per Pod) passes the shared answer guard: two series for one Pod, a negative count or ±Inf is the check's fail.
+ */
 async function requestsServed(
   context: PreflightContext,
   ready: KubeObject[],
   port: number,
   evidence: Evidence[],
-): Promise<Map<string, number>> {
+): Promise<GuardedAnswer<Map<string, number>>> {
   const query = aggregate('sum', ['pod'], vllmSelector(context.target, VLLM.requestSuccess));
   const samples = await context.metrics.instant(query, { timeMs: context.clock.now(), ...signalOf(context) });
-  const served = new Map<string, number>();
-  for (const sample of samples) if (sample.labels.pod !== undefined) served.set(sample.labels.pod, sample.value);
+  const answer = guardedAnswer(
+    query,
+    samples.length,
+    () => guardByLabel(samples, 'pod', domainOfMetric(VLLM.requestSuccess), query),
+    evidence,
+  );
+  if (!answer.ok) return answer;
+  const served = answer.value;
   evidence.push(seriesEvidence(query, samples.length, { served: Object.fromEntries(served) }));
   for (const pod of ready) {
     if (served.has(pod.metadata.name)) continue;
@@ -121,5 +134,5 @@ async function requestsServed(
     );
     if (count !== undefined) served.set(pod.metadata.name, count);
   }
-  return served;
+  return { ok: true, value: served };
 }
