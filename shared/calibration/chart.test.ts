@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { niceScale, renderChartSvg } from './chart.js';
 import { guideReport } from './testing/report.js';
-import { buildSteps, testInput } from './testing/steps.js';
+import { GUIDE_STEP_SPECS, buildSteps, testInput } from './testing/steps.js';
+import type { StepMeasurement } from './types.js';
 import { XmlNotWellFormedError, allElements, parseXml, type XmlElement } from './testing/xml.js';
 
 function byId(root: XmlElement, id: string): XmlElement | undefined {
@@ -48,6 +49,57 @@ describe('Function: renderChartSvg', () => {
         'offered rate (req/s)',
       ]),
     );
+  });
+
+  it('draws a step whose evidence failed as a grey cross off the curves, with its reasons and a legend entry', () => {
+    // Prepare: the guide's run, where the first try at 20 req/s failed its checks (a Prometheus paused across its end:
+    // a queue and a p95 that were not the replica's) and was repeated; the analysis used only the repeat.
+    const input = testInput();
+    const [first, ...rest] = GUIDE_STEP_SPECS;
+    const specs = [first!, { rateRps: 20, amp: { queueMean: 40, queueMax: 90, p95E2eSeconds: 9.5 } }, ...rest];
+    const reason = 'a gap of 9 s in the samples of Pod vllm-a';
+    const steps = buildSteps(specs, input).map((step) =>
+      step.index === 1
+        ? { ...step, evidence: { ok: false, reasons: [reason], attempt: 1 } }
+        : { ...step, evidence: { ok: true, reasons: [], attempt: step.index === 2 ? 2 : 1 } },
+    ) as StepMeasurement[];
+
+    // Act
+    const svg = parseXml(renderChartSvg(guideReport({ input, steps })));
+
+    // Assess: the curves and their points are the six steps the analysis used, as without the failed try.
+    const queue = byId(svg, 'queue-mean')?.attributes.points?.split(' ') ?? [];
+    expect(queue).toHaveLength(6);
+    expect(byId(svg, 'p95')?.attributes.points?.split(' ')).toHaveLength(6);
+    expect(allElements(svg).filter((e) => e.name === 'circle')).toHaveLength(18);
+    // One cross at its queue mean, one at its p95, both at 20 req/s (the x of the curves' second point).
+    const group = byId(svg, 'repeated-steps');
+    const crosses = allElements(group!).filter((e) => e.name === 'path');
+    expect(crosses).toHaveLength(2);
+    const [x20] = (queue[1] ?? '').split(',').map(Number);
+    for (const cross of crosses) {
+      const [mx] =
+        /^M([\d.]+),/
+          .exec(cross.attributes.d ?? '')
+          ?.slice(1)
+          .map(Number) ?? [];
+      expect((mx ?? 0) + 4).toBeCloseTo(x20!, 1);
+      expect(cross.attributes.stroke).toBe('#8c8c8c');
+    }
+    expect(allElements(group!).find((e) => e.name === 'title')?.text).toBe(
+      `step 2 at 20 req/s was repeated and is not used: ${reason}`,
+    );
+    expect(texts(svg)).toEqual(expect.arrayContaining(['repeated, not used', 'saturation 60 req/s']));
+  });
+
+  it('has no repeated-step marks or legend entry when every step held', () => {
+    // Act
+    const svg = parseXml(renderChartSvg(guideReport()));
+
+    // Assess
+    expect(byId(svg, 'repeated-steps')).toBeUndefined();
+    expect(allElements(svg).filter((e) => e.name === 'path')).toEqual([]);
+    expect(texts(svg)).not.toContain('repeated, not used');
   });
 
   it('is self-contained: no scripts, external references or stylesheets', () => {

@@ -1,8 +1,10 @@
 /**
  * The calibration chart: a self-contained SVG (no external fonts, scripts or styles) of queue depth and p95 latency
  * against the offered rate, with the saturation point, the last stable rate and the thresholds marked. It is stored
- * beside the report and opens in any browser.
+ * beside the report and opens in any browser. The curves join only the steps the analysis used; a step whose evidence
+ * failed (repeated at the same rate, never judged) is a grey cross off the curves, its reasons in its tooltip.
  */
+import { evidenceHeld } from './evidence.js';
 import { fmt } from './format.js';
 import type { CalibrationReport, StepMeasurement } from './types.js';
 
@@ -12,6 +14,7 @@ const COLORS = {
   p95: '#d95f02',
   knee: '#c0392b',
   stable: '#2e8b57',
+  repeated: '#8c8c8c',
   grid: '#e5e5e5',
   axis: '#333333',
   text: '#222222',
@@ -28,7 +31,10 @@ interface Scale {
 
 /** Renders the report's chart as an SVG document. */
 export function renderChartSvg(report: CalibrationReport): string {
-  const steps = [...report.steps].sort((a, b) => a.rateRps - b.rateRps);
+  const all = [...report.steps].sort((a, b) => a.rateRps - b.rateRps);
+  // The analysis judged only these; a repeated step's figures are drawn apart and never joined to the curves.
+  const steps = all.filter(evidenceHeld);
+  const repeated = all.filter((s) => !evidenceHeld(s));
   const { analysis } = report;
   const thresholds = analysis.thresholds;
   const pods = Math.max(1, ...steps.map((s) => s.amp.pods));
@@ -37,9 +43,13 @@ export function renderChartSvg(report: CalibrationReport): string {
   const scaleIn = thresholds?.scaleIn.value.p95BelowSeconds;
 
   // About 10 % of headroom on every axis, so the highest point and the knee are not drawn on the frame.
-  const x = niceScale(HEADROOM * Math.max(0, ...steps.map((s) => s.rateRps)), 8);
-  const yq = niceScale(HEADROOM * Math.max(0, queueLine ?? 0, ...steps.map((s) => s.amp.queueMax)));
-  const yl = niceScale(HEADROOM * Math.max(0, guardrail ?? 0, scaleIn ?? 0, ...steps.map((s) => p95Of(s) ?? 0)));
+  // The axes hold the repeated steps' crosses too (queue mean and p95 are what a cross marks).
+  const x = niceScale(HEADROOM * Math.max(0, ...all.map((s) => s.rateRps)), 8);
+  const yq = niceScale(
+    HEADROOM *
+      Math.max(0, queueLine ?? 0, ...steps.map((s) => s.amp.queueMax), ...repeated.map((s) => s.amp.queueMean)),
+  );
+  const yl = niceScale(HEADROOM * Math.max(0, guardrail ?? 0, scaleIn ?? 0, ...all.map((s) => p95Of(s) ?? 0)));
 
   const plot = {
     x0: SIZE.left,
@@ -134,6 +144,22 @@ export function renderChartSvg(report: CalibrationReport): string {
   for (const [cx, cy] of queueMax) out.push(circle(cx, cy, COLORS.queue, true));
   for (const [cx, cy] of p95) out.push(circle(cx, cy, COLORS.p95));
 
+  // Steps whose evidence failed: a grey cross at their queue mean and p95, the reasons in a tooltip.
+  if (repeated.length > 0) {
+    out.push('<g id="repeated-steps">');
+    for (const s of [...repeated].sort((a, b) => a.index - b.index)) {
+      const why =
+        `step ${s.index + 1} at ${fmt(s.rateRps)} req/s was repeated and is not used: ` +
+        (s.evidence?.reasons ?? []).join('; ');
+      const p95Value = p95Of(s);
+      out.push(`<g><title>${esc(why)}</title>`);
+      out.push(cross(px(s.rateRps), pyq(s.amp.queueMean), COLORS.repeated));
+      if (p95Value !== null) out.push(cross(px(s.rateRps), pyl(p95Value), COLORS.repeated));
+      out.push('</g>');
+    }
+    out.push('</g>');
+  }
+
   // Legend.
   const legend: Array<[string, string, string | undefined]> = [
     ['queue depth, mean', COLORS.queue, undefined],
@@ -145,6 +171,11 @@ export function renderChartSvg(report: CalibrationReport): string {
     out.push(line(lx, 60, lx + 26, 60, color, dash, undefined, 2.5));
     out.push(text(lx + 32, 64, label, 'start'));
   });
+  if (repeated.length > 0) {
+    const lx = SIZE.left + legend.length * 200;
+    out.push(cross(lx + 13, 60, COLORS.repeated));
+    out.push(text(lx + 32, 64, 'repeated, not used', 'start'));
+  }
   out.push('</svg>');
   return `${out.join('\n')}\n`;
 }
@@ -213,6 +244,12 @@ function polyline(
   const dashAttr = dash === undefined ? '' : ` stroke-dasharray="${dash}"`;
   const coords = points.map(([px, py]) => `${n(px)},${n(py)}`).join(' ');
   return `<polyline id="${id}" points="${coords}" fill="none" stroke="${stroke}" stroke-width="${width}"${dashAttr}/>`;
+}
+
+/** A step that is not on the curves: two crossed strokes, so it reads apart from their filled and hollow points. */
+function cross(cx: number, cy: number, color: string): string {
+  const r = 4;
+  return `<path class="repeated" d="M${n(cx - r)},${n(cy - r)}L${n(cx + r)},${n(cy + r)}M${n(cx - r)},${n(cy + r)}L${n(cx + r)},${n(cy - r)}" stroke="${color}" stroke-width="2" fill="none"/>`;
 }
 
 function circle(cx: number, cy: number, color: string, hollow = false): string {

@@ -267,4 +267,67 @@ describe('Function: loadProfile', () => {
     expect(error.message).toContain(text);
     expect(error.message).toContain(target);
   });
+
+  it.each([
+    {
+      case: 'a duplicate key in JSON (JSON.parse would keep the last)',
+      file: 'dup.json',
+      content: '{"extends": "demo", "replicas": 2, "replicas": 30}',
+      text: 'dup.json:1:36 is not valid YAML or JSON: Map keys must be unique (key "replicas" appears more than once)',
+    },
+    {
+      case: 'a YAML syntax error, without the code frame',
+      file: 'syntax.yaml',
+      content: 'extends: demo\nengine:\n  maxNumSeqs: [1,\n  bad: 2\n',
+      text: 'syntax.yaml:4:3 is not valid YAML or JSON: ',
+    },
+    {
+      case: 'a KV cache that cannot hold one max-length sequence',
+      file: 'kv.yaml',
+      content: 'extends: demo\nengine:\n  kvCacheBlocks: 16\n',
+      text: 'engine.maxModelLen: must be at most the tokens the KV cache holds (kvCacheBlocks 16 x blockSize 16 = 256)',
+    },
+    {
+      case: 'idle power above the maximum',
+      file: 'power.yaml',
+      content: 'extends: demo\ngpu:\n  idlePowerWatts: 500\n',
+      text: 'gpu.maxPowerWatts: must be at least idlePowerWatts (500) (got 350)',
+    },
+    {
+      case: 'a line break in the model name',
+      file: 'model.yaml',
+      content: 'extends: demo\nmodel: "a\\nb"\n',
+      text: 'model: must not contain control characters (line breaks, tabs, escapes) (got "a\\nb")',
+    },
+    {
+      case: 'NaN, shown as NaN (JSON would print null)',
+      file: 'nan.yaml',
+      content: 'extends: demo\nengine:\n  prefillTokensPerSecond: .nan\n',
+      text: '(got NaN)',
+    },
+    {
+      case: 'an unquoted vLLM version (a number to YAML)',
+      file: 'version.yaml',
+      content: 'extends: demo\nvllmVersion: 0.11\n',
+      text: 'vllmVersion: must be one of "0.9", "0.11", "latest", quoted',
+    },
+    {
+      case: 'a negative GPU limit, once (not again as below the replicas)',
+      file: 'limit.yaml',
+      content: 'extends: demo\nkarpenter:\n  gpuLimit: -1\n',
+      text: 'is invalid: karpenter.gpuLimit: Too small: expected number to be >0 (got -1)',
+    },
+  ])('refuses $case in one line', async ({ file, content, text }) => {
+    // Prepare
+    const target = await writeProfile(file, content);
+
+    // Act
+    const error = await failure(target);
+
+    // Assess
+    expect(error.message).toContain(text);
+    expect(error.message).not.toContain('\n');
+    // One problem, said once (issues are joined by "; ").
+    expect(error.message).not.toContain('; ');
+  });
 });

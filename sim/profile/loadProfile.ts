@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type * as z from 'zod';
 import { type Profile, profileSchema } from './profile.js';
 import { ProfileInvalidError, type ProfileIssue, ProfileNotFoundError, ProfileParseError } from './errors.js';
@@ -82,19 +82,54 @@ async function readProfileFile(file: string, asked: string): Promise<PlainObject
   }
   let parsed: unknown;
   try {
-    parsed = file.toLowerCase().endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    // YAML is a superset of JSON: one parser for both, which refuses a duplicate key in either (JSON.parse keeps the
+    // last one silently).
+    parsed = parseYaml(text);
   } catch (error) {
-    throw new ProfileParseError(`Profile file "${file}" is not valid: ${(error as Error).message}`, asked, {
-      cause: error,
-    });
+    throw syntaxError(file, text, asked, error);
   }
   if (!isPlainObject(parsed)) {
     throw new ProfileParseError(
-      `Profile file "${file}" must contain a mapping of profile fields at its top level`,
+      `Profile file "${file}" must contain a mapping of profile fields at its top level, not ${describeValue(parsed)}`,
       asked,
     );
   }
   return parsed;
+}
+
+/**
+ * The parser's error in one line: `file:line:col` (what an editor opens), what is wrong, and for a duplicate key the
+ * key; never the parser's code frame.
+ */
+function syntaxError(file: string, text: string, asked: string, error: unknown): ProfileParseError {
+  const first = ((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '').trim();
+  if (!(error instanceof YAMLParseError))
+    return new ProfileParseError(`Profile file "${file}" is not valid YAML or JSON: ${first}`, asked, { cause: error });
+  const what = first.replace(/ at line \d+, column \d+:?$/, '');
+  const key = error.code === 'DUPLICATE_KEY' ? keyAt(text, error.pos[0]) : undefined;
+  const duplicate = key === undefined ? '' : ` (key "${key}" appears more than once)`;
+  const at = error.linePos?.[0];
+  const where = at === undefined ? `"${file}"` : `${file}:${at.line}:${at.col}`;
+  return new ProfileParseError(`Profile file ${where} is not valid YAML or JSON: ${what}${duplicate}`, asked, {
+    cause: error,
+  });
+}
+
+/** The mapping key written at `offset`: plain (`replicas:`) or quoted (`"replicas":`, as JSON writes it). */
+function keyAt(text: string, offset: number): string | undefined {
+  const match = /^(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([^\s:#][^:#\n]*?))\s*:/.exec(text.slice(offset));
+  return match === null ? undefined : (match[1] ?? match[2] ?? match[3]);
+}
+
+/** A value as a message shows it: NaN and ±Infinity as such (JSON would print null), nothing as "an empty file". */
+function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return 'an empty file';
+  if (Array.isArray(value)) return 'a list';
+  return `a ${typeof value} (${formatValue(value)})`;
+}
+
+function formatValue(value: unknown): string {
+  return typeof value === 'number' && !Number.isFinite(value) ? String(value) : JSON.stringify(value);
 }
 
 async function resolveExtends(raw: PlainObject, source: string, seen: Set<string>): Promise<PlainObject> {
@@ -179,6 +214,6 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): ProfileIssue {
     };
   }
   const received = valueAt(input, issue.path);
-  const got = received === undefined ? 'missing' : `got ${JSON.stringify(received)}`;
+  const got = received === undefined ? 'missing' : `got ${formatValue(received)}`;
   return { path: formatPath(issue.path), message: `${issue.message} (${got})` };
 }
