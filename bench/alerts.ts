@@ -57,7 +57,10 @@ type InstanceKey = 'pod' | 'gpu' | 'model';
 export interface AlertScenario {
   alertname: AlertName;
   /** The Pod fault without its Pod (the bench picks one Pod per fault; the world faults take none). */
-  fault: DistributiveOmit<Exclude<FaultRequest, { kind: 'amp-outage' | 'pod-replace' }>, 'pod'>;
+  fault: DistributiveOmit<
+    Exclude<FaultRequest, { kind: 'amp-outage' | 'scrape-gap' | 'pod-replace' | 'pod-crash' }>,
+    'pod'
+  >;
   instance: InstanceKey;
   /**
    * `concurrent` faults run at the same time on different Pods: none of them moves another alert's value. The

@@ -5,25 +5,26 @@ import { join } from 'node:path';
 import type { CalibrationReport } from '../shared/calibration/index.js';
 import { CALIBRATION_ANNOTATIONS, EXECUTION_LABEL, executionNames } from '../shared/calibration/workflow/index.js';
 import type { KubeObject } from '../shared/kube/index.js';
-import {
-  FAULT_KINDS,
-  startTwinCalibration,
-  withTwinTarget,
-  type Twin,
-  type WorkflowOutcome,
-} from '../sim/harness/index.js';
+import { startTwinCalibration, withTwinTarget, type Twin, type WorkflowOutcome } from '../sim/harness/index.js';
 import { DEMO_SHAPE, startDemoTwin } from './helpers/twin.js';
 
 // A step is evidence, or it is repeated (issue 15, docs/calibration.md): each of the twin's faults injected during a
 // step of a short linear plan leads to a repeated step and the undisturbed run's result; injected again on the repeat,
 // to CalibrationStepEvidenceError with the cleanup done. The faults are timed from the step's StartLoadStep (its load
-// starts within a second of it; the hold is 5 s).
+// starts within a second of it; the hold is 10 s).
+//
+// Steps are held whole (no early ending) for 10 s: the capacity is read from the saturated step's second half, and the
+// twin's replicas answer /metrics on the test's event loop, which a loaded machine delays by up to a few hundred ms
+// after Prometheus stamped the scrape. Over 2.5 s (a 5 s hold, or an early ending at 5 s) that skew moved the capacity
+// of undisturbed runs by up to 5 % (34.96-36.71 req/s, 6 runs with the loop blocked 0-250 ms every 400 ms) and one
+// clean-clone CI run's outage case by 7.9 %; over 5 s, by 2 % (34.96-35.65 req/s, the same 6 runs).
 
 const NAMESPACE = 'default';
 const WAIT_SCALE = 0.25;
 const LONG = 300_000;
 /** Demo saturates between 20 and 40 req/s: 10 is stable, 40 saturated. */
 const RATES = [10, 40];
+const HOLD_SECONDS = 10;
 
 let twin: Twin;
 let reportsDir: string;
@@ -54,7 +55,7 @@ async function calibrate(name: string, injection?: Injection): Promise<RunResult
         testReplicas: 1,
         request: { promptTokens: DEMO_SHAPE.promptTokens, maxTokens: DEMO_SHAPE.maxTokens },
         warmup: { requests: 10 },
-        plan: { rates: RATES, holdSeconds: 5, restSeconds: 1 },
+        plan: { rates: RATES, holdSeconds: HOLD_SECONDS, restSeconds: 1, earlyStop: { enabled: false } },
         rollout: { timeoutSeconds: 60, pollSeconds: 1 },
         readiness: { timeoutSeconds: 120, pollSeconds: 1 },
       },
@@ -150,17 +151,16 @@ describe('Workflow: a step is evidence, or it is repeated (twin faults)', () => 
 
   // Each case: the fault, when in step 1 (10 req/s) it is injected, and what the repeated step's reasons name.
   const FAULTS = [
-    // Prometheus frozen from 3 s into the step for 8 s: across the window's end (its last sample before it).
+    // Prometheus frozen from 7 s into the step for 8 s: across the window's end (its last sample before it).
     {
       name: 'a Prometheus outage across the end',
       fault: { kind: 'amp-outage', seconds: 8 },
-      delayMs: 3_000,
+      delayMs: 7_000,
       reason: /gap of|last sample/,
-      // Open (issue 15): in one clean-clone CI run the repeated step's capacity came out 7.9 % off the undisturbed
-      // run's (within 5 % in the local runs): shown as skipped until the cause is found, never as passed.
-      onceOpen: true,
     },
-    // Samples missing for 10 s from 1 s in (the queries answer).
+    // The Pod's /metrics answering 503 for 10 s from 1 s in: its samples missing (the queries answer). Early in the
+    // window on purpose: the check once estimated the scrape interval from the window's own samples, and a gap from 1 s
+    // in made itself the yardstick (spacings 1 s and 11 s, a "median" of 11 s); it reads the 2 minutes before too.
     {
       name: 'AMP answering with a gap',
       fault: { kind: 'scrape-gap', seconds: 10 },
@@ -178,15 +178,11 @@ describe('Workflow: a step is evidence, or it is repeated (twin faults)', () => 
     },
   ] as const;
 
-  // A kind the twin does not inject yet (15-F adds them to sim/twin/faults.ts) shows as skipped, never as passed.
-  const injectable = (kind: string) => (FAULT_KINDS as readonly string[]).includes(kind);
-  for (const entry of FAULTS) {
-    const { name, fault, delayMs, reason } = entry;
-    const onceOpen = 'onceOpen' in entry && entry.onceOpen;
-    (injectable(fault.kind) ? describe : describe.skip)(name, () => {
+  for (const { name, fault, delayMs, reason } of FAULTS) {
+    describe(name, () => {
       const slug = fault.kind;
 
-      (onceOpen ? it.skip : it)(
+      it(
         'once: the step is repeated with the reason, and the result matches the run without a fault',
         async () => {
           // Act
@@ -205,7 +201,13 @@ describe('Workflow: a step is evidence, or it is repeated (twin faults)', () => 
           expect(saturationOf(run.report)).toBe(saturationOf(baseline.report));
           const capacity = run.report?.analysis.capacityRps?.value ?? Number.NaN;
           const undisturbed = baseline.report?.analysis.capacityRps?.value ?? Number.NaN;
-          expect(Math.abs(capacity - undisturbed) / undisturbed).toBeLessThanOrEqual(0.05);
+          const off = Math.abs(capacity - undisturbed) / undisturbed;
+          // On failure: both figures and how each was derived.
+          expect(
+            off <= 0.05
+              ? 'within 5 %'
+              : { off, run: run.report?.analysis.capacityRps, baseline: baseline.report?.analysis.capacityRps },
+          ).toBe('within 5 %');
         },
         LONG,
       );

@@ -224,7 +224,11 @@ function registerTwinFaultCommand(twin: Command): void {
     .option('--factor <x>', 'slow-decoding: how many times slower each engine step is (default 6)', number)
     .option('--rate <x>', 'preemption-storm: preemptions per second (default 12)', number)
     .option('--waiting <n>', 'queue-flood: requests waiting beyond --max-num-seqs (default 80)', positiveInteger)
-    .option('--seconds <x>', 'amp-outage: how long Prometheus stays frozen (default 30)', number)
+    .option(
+      '--seconds <x>',
+      "amp-outage: how long Prometheus stays frozen; scrape-gap: how long the Pod's /metrics answers 503 (default 30)",
+      number,
+    )
     .option('--json', 'print JSON')
     .addHelpText(
       'after',
@@ -267,7 +271,7 @@ function registerTwinFaultCommand(twin: Command): void {
       }
       const request: Record<string, unknown> = { kind };
       if (opts.pod !== undefined) request.pod = opts.pod;
-      for (const key of ['fraction', 'factor', 'rate', 'waiting'] as const)
+      for (const key of ['fraction', 'factor', 'rate', 'waiting', 'seconds'] as const)
         if (opts[key] !== undefined) request[key] = opts[key];
       const { fault } = await callControl<{ fault: ActiveFault }>(faultsUrl, {
         method: 'POST',
@@ -290,7 +294,10 @@ const FAULT_HELP: Readonly<Record<(typeof FAULT_KINDS)[number], string>> = {
   'preemption-storm': 'running sequences preempted at a rate (trips VLLMPreemptionSpike)',
   'queue-flood': 'requests queued beyond --max-num-seqs (trips VLLMHighQueueDepth)',
   'amp-outage': 'every Prometheus process frozen: missed scrapes, hanging queries (a calibration repeats the step)',
+  'scrape-gap':
+    "the Pod's /metrics answers 503: up = 0, a gap in its series, requests served (a calibration repeats the step)",
   'pod-replace': 'the Pod deleted, a cold replacement started (a calibration repeats the step)',
+  'pod-crash': 'the vLLM container crashes and restarts cold in the same Pod (a calibration repeats the step)',
 };
 
 /** Calls the control endpoint; a refusal becomes an error named as the twin named it. */

@@ -258,6 +258,36 @@ describe('Function: checkStepEvidence', () => {
     expect(evidence.reasons.join('\n')).toMatch(/restarted 1 time/);
   });
 
+  it('names a gap early in a short window: the scrape interval comes from the samples before it too', async () => {
+    // Prepare: a 5 s window at 1 s scrapes, the Pod's samples missing from 1 s to 12 s in. AMP answers what the asked
+    // range holds: read from the window's start alone, the spacings are 1 s and 11 s (a "median" of 11 s).
+    const short = { startMs: T0_MS, endMs: T0_MS + 5_000 };
+    const all = [...samples(-120, 1, 1), ...samples(12, 30, 1)];
+    const answering: MetricsSource = {
+      instant: () => Promise.resolve([]),
+      range: (_query, range) =>
+        Promise.resolve([
+          timestamps(
+            'vllm-inference-app-1',
+            all.filter((t) => t >= range.startMs && t <= range.endMs),
+          ),
+        ]),
+    };
+
+    // Act
+    const evidence = await checkStepEvidence(
+      { source: answering, cluster: cluster([kubePod('vllm-inference-app-1')]) },
+      input,
+      { ...heldStep(20), holdSeconds: 5 },
+      { ...context, window: short, nowMs: short.endMs + 7_500 },
+    );
+
+    // Assess
+    expect(evidence.reasons.join('\n')).toMatch(
+      /gap of 11 s from 1 s into the window \(longer than 2 scrape intervals of 1 s\)/,
+    );
+  });
+
   it('fails a step that started on fewer Ready Pods than the test runs', async () => {
     // Act
     const evidence = await checkStepEvidence(

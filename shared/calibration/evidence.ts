@@ -235,6 +235,12 @@ export interface EvidenceContext extends CompletionContext {
 
 /** How far past the window's end AMP's samples are read: enough for a sample after the end at a 30 s scrape. */
 const PAST_END_SECONDS = 90;
+/**
+ * How far before the window's start they are read: the scrape interval is the median spacing of these samples too, so
+ * that a gap in a short window cannot be its own yardstick (a 5 s window with a 10 s gap and one sample before it
+ * gave spacings of 1 s and 11 s, a "median" of 11 s, and a bound the gap was within).
+ */
+const BEFORE_START_SECONDS = 120;
 
 /**
  * Runs the three checks for a measured step: the sample times of `vllm:num_requests_running` of each Pod (a range
@@ -254,7 +260,7 @@ export async function checkStepEvidence(
     askAmp(`the sample times of ${target.name}`, async () =>
       guardSeries(
         await deps.source.range(query, {
-          startMs: window.startMs,
+          startMs: window.startMs - BEFORE_START_SECONDS * 1000,
           endMs: Math.max(window.endMs, Math.min(context.nowMs, window.endMs + PAST_END_SECONDS * 1000)),
           stepSeconds: 1,
         }),

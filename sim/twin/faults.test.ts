@@ -34,6 +34,8 @@ const GPU_SPEC = {
 /** Two (or more) replicas with real engines and GPUs on one virtual clock, as the twin's Workloads lists them. */
 function world(podNames: readonly string[] = ['vllm-inference-app-b', 'vllm-inference-app-a']) {
   const clock = new VirtualClock(Date.parse('2026-03-02T10:00:00Z'));
+  /** The Pods whose /metrics answers 503 now (what scrape-gap toggles on the replica's server). */
+  const metricsDown = new Set<string>();
   const replicas: FaultReplica[] = podNames.map((pod, index) => {
     const identity: ReplicaIdentity = {
       pod,
@@ -48,7 +50,8 @@ function world(podNames: readonly string[] = ['vllm-inference-app-b', 'vllm-infe
     const engine = new VllmEngine(ENGINE, clock);
     const gpu = new DcgmGpu({ device: identity, spec: GPU_SPEC, clock });
     gpu.attachPod(identity, engine);
-    return { pod, ready: true, vllm: { engine, identity }, nodeAgent: { gpu } };
+    const setMetricsUnavailable = (down: boolean) => void (down ? metricsDown.add(pod) : metricsDown.delete(pod));
+    return { pod, ready: true, vllm: { engine, identity, setMetricsUnavailable }, nodeAgent: { gpu } };
   });
   const lines: string[] = [];
   const faults = new FaultController({ workloads: { replicas: () => replicas }, clock, log: (l) => lines.push(l) });
@@ -68,7 +71,7 @@ function world(podNames: readonly string[] = ['vllm-inference-app-b', 'vllm-infe
     clock.set(endMs);
     for (const r of replicas) r.vllm.engine.advanceTo(endMs);
   };
-  return { clock, replicas, faults, byPod, runUntil, lines };
+  return { clock, replicas, faults, byPod, runUntil, lines, metricsDown };
 }
 
 /** FB_USED / (FB_USED + FB_FREE) of a GPU now, as the guide's alert computes it. */
@@ -283,6 +286,30 @@ describe('Class: FaultController', () => {
         problem: /integer/,
       },
       { case: 'an empty pod name', request: { kind: 'queue-flood', pod: '' }, field: 'pod', problem: /Pod name/ },
+      {
+        case: 'a scrape gap of 0 seconds',
+        request: { kind: 'scrape-gap', seconds: 0 },
+        field: 'seconds',
+        problem: /> 0 and <= 600 seconds/,
+      },
+      {
+        case: 'a scrape gap longer than 600 seconds',
+        request: { kind: 'scrape-gap', seconds: 601 },
+        field: 'seconds',
+        problem: /> 0 and <= 600 seconds/,
+      },
+      {
+        case: 'a scrape gap with an unknown key',
+        request: { kind: 'scrape-gap', secs: 10 },
+        field: 'secs',
+        problem: /not a parameter of scrape-gap \(accepted: kind, pod, seconds\)/,
+      },
+      {
+        case: 'a pod crash with seconds',
+        request: { kind: 'pod-crash', seconds: 5 },
+        field: 'seconds',
+        problem: /not a parameter of pod-crash \(accepted: kind, pod\)/,
+      },
     ])('refuses $case, naming the field', ({ request, field, problem }) => {
       // Prepare
       const { faults } = world();
@@ -336,8 +363,9 @@ describe('Class: FaultController', () => {
     it('clears every kind on every Pod', () => {
       // Prepare
       const { faults, byPod, lines } = world();
-      // The Pod faults (amp-outage and pod-replace act on the world: their own tests below).
-      const kinds = FAULT_KINDS.filter((kind) => kind !== 'amp-outage' && kind !== 'pod-replace');
+      // The Pod faults (amp-outage, pod-replace and pod-crash act on the world: their own tests below).
+      const worldKinds: readonly string[] = ['amp-outage', 'pod-replace', 'pod-crash'];
+      const kinds = FAULT_KINDS.filter((kind) => !worldKinds.includes(kind));
       for (const kind of kinds) faults.inject({ kind, pod: 'vllm-inference-app-b' });
       faults.inject({ kind: 'framebuffer-pressure', pod: 'vllm-inference-app-a' });
 
@@ -366,7 +394,7 @@ describe('Class: FaultController, the world faults', () => {
     const deleted: string[] = [];
     const faults = new FaultController({
       workloads: { replicas: () => [] },
-      world: { prometheusPids: () => [pid], deletePod: (pod) => deleted.push(pod) },
+      world: { prometheusPids: () => [pid], deletePod: (pod) => deleted.push(pod), crashContainer: () => undefined },
     });
     try {
       // Act
@@ -394,7 +422,7 @@ describe('Class: FaultController, the world faults', () => {
     const replicas = [{ pod: 'vllm-inference-app-a', ready: true }] as unknown as FaultReplica[];
     const faults = new FaultController({
       workloads: { replicas: () => replicas },
-      world: { prometheusPids: () => [], deletePod: (pod) => deleted.push(pod) },
+      world: { prometheusPids: () => [], deletePod: (pod) => deleted.push(pod), crashContainer: () => undefined },
     });
 
     // Act
@@ -404,5 +432,68 @@ describe('Class: FaultController, the world faults', () => {
     expect(deleted).toEqual(['vllm-inference-app-a']);
     expect(faults.active()).toEqual([]);
     expect(() => bare.inject({ kind: 'pod-replace' })).toThrow(TwinFaultInvalidError);
+  });
+
+  it('pod-crash crashes the Pod’s container (a one-off), ending the faults on its engine; without the world it is refused', () => {
+    // Prepare
+    const { faults: bare, replicas, byPod } = world();
+    const crashed: string[] = [];
+    const faults = new FaultController({
+      workloads: { replicas: () => replicas },
+      world: { prometheusPids: () => [], deletePod: () => undefined, crashContainer: (pod) => crashed.push(pod) },
+    });
+    faults.inject({ kind: 'kv-cache-pressure', pod: 'vllm-inference-app-b' });
+    faults.inject({ kind: 'slow-decoding', pod: 'vllm-inference-app-a' });
+
+    // Act
+    const fault = faults.inject({ kind: 'pod-crash', pod: 'vllm-inference-app-b' });
+
+    // Assess
+    expect(crashed).toEqual(['vllm-inference-app-b']);
+    expect(fault).toMatchObject({ kind: 'pod-crash', pod: 'vllm-inference-app-b', params: {} });
+    expect(fault.description).toContain('restartCount + 1');
+    expect(faults.active().map((f) => [f.kind, f.pod])).toEqual([['slow-decoding', 'vllm-inference-app-a']]);
+    expect(byPod('vllm-inference-app-b').vllm.engine.stats().kvCacheUsage).toBe(0);
+    expect(() => bare.inject({ kind: 'pod-crash' })).toThrow(TwinFaultInvalidError);
+  });
+});
+
+describe('Class: FaultController, scrape-gap', () => {
+  const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('makes the Pod’s /metrics unavailable for its seconds, kept in effect meanwhile, then available again', async () => {
+    // Prepare
+    const { faults, metricsDown } = world();
+
+    // Act
+    const fault = faults.inject({ kind: 'scrape-gap', pod: 'vllm-inference-app-b', seconds: 0.3 });
+    const during = [...metricsDown];
+    const listed = faults.active().map((f) => [f.kind, f.pod, f.params]);
+    await wait(500);
+
+    // Assess
+    expect(fault.description).toContain('/metrics of pod vllm-inference-app-b answers 503 for 0.3 s');
+    expect(during).toEqual(['vllm-inference-app-b']);
+    expect(listed).toEqual([['scrape-gap', 'vllm-inference-app-b', { seconds: 0.3 }]]);
+    expect([...metricsDown]).toEqual([]);
+    expect(faults.active()).toEqual([]);
+  });
+
+  it('ends at once on clear, and a timer left from an earlier injection does not end a newer one', async () => {
+    // Prepare
+    const { faults, metricsDown } = world();
+    faults.inject({ kind: 'scrape-gap', seconds: 0.2 });
+
+    // Act: injected again (replacing the first), then cleared before its own end.
+    faults.inject({ kind: 'scrape-gap', seconds: 0.6 });
+    await wait(350);
+    const afterFirstTimer = [...metricsDown];
+    const cleared = faults.clear('vllm-inference-app-a');
+
+    // Assess
+    expect(afterFirstTimer).toEqual(['vllm-inference-app-a']);
+    expect(cleared.map((f) => [f.kind, f.params])).toEqual([['scrape-gap', { seconds: 0.6 }]]);
+    expect([...metricsDown]).toEqual([]);
+    expect(faults.active()).toEqual([]);
   });
 });

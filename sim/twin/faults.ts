@@ -18,6 +18,15 @@ import type { ReplicaIdentity } from '../vllm/telemetry.js';
  * | preemption-storm     | `rate` preemptions/s, with a small load so there is a victim | VLLMPreemptionSpike   |
  * | queue-flood          | max-num-seqs + `waiting` requests kept in flight            | VLLMHighQueueDepth     |
  *
+ * and, for the calibration's evidence checks (a step is evidence, or it is repeated):
+ *
+ * | kind        | what it does                                                                    | in effect |
+ * |-------------|---------------------------------------------------------------------------------|-----------|
+ * | amp-outage  | every Prometheus process frozen for `seconds`: missed scrapes, hanging queries  | `seconds` |
+ * | scrape-gap  | the Pod's /metrics answers 503 for `seconds`: up = 0, a gap; requests served    | `seconds` |
+ * | pod-replace | the Pod deleted: its ReplicaSet starts a cold replacement (new name and uid)    | one-off   |
+ * | pod-crash   | its vLLM container crashes and restarts cold: restartCount + 1, not Ready       | one-off   |
+ *
  * Fault load (preemption storm, queue flood) is submitted straight to the Pod's engine, closed-loop: each request
  * is re-submitted as it finishes, so the pressure holds for as long as the fault does; clearing aborts what is in
  * flight, so the queue drains at once.
@@ -29,7 +38,9 @@ export const FAULT_KINDS = [
   'preemption-storm',
   'queue-flood',
   'amp-outage',
+  'scrape-gap',
   'pod-replace',
+  'pod-crash',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -43,6 +54,11 @@ const fraction = z
   .gt(0, { error: 'must be > 0 and <= 1 (0.97 = 97 %)' })
   .lte(1, { error: 'must be > 0 and <= 1 (0.97 = 97 %)' });
 const pod = z.string({ error: 'must be a Pod name' }).min(1, { error: 'must be a Pod name' }).optional();
+const seconds = z
+  .number({ error: 'must be a number of seconds' })
+  .gt(0, { error: 'must be > 0 and <= 600 seconds' })
+  .lte(600, { error: 'must be > 0 and <= 600 seconds' })
+  .default(30);
 
 /** Each kind's parameters with their defaults; unknown keys are refused. */
 const FAULT_SCHEMAS = {
@@ -80,15 +96,10 @@ const FAULT_SCHEMAS = {
       .max(10_000, { error: 'must be an integer from 1 to 10000' })
       .default(80),
   }),
-  'amp-outage': z.strictObject({
-    kind: z.literal('amp-outage'),
-    seconds: z
-      .number({ error: 'must be a number of seconds' })
-      .gt(0, { error: 'must be > 0 and <= 600 seconds' })
-      .lte(600, { error: 'must be > 0 and <= 600 seconds' })
-      .default(30),
-  }),
+  'amp-outage': z.strictObject({ kind: z.literal('amp-outage'), seconds }),
+  'scrape-gap': z.strictObject({ kind: z.literal('scrape-gap'), pod, seconds }),
   'pod-replace': z.strictObject({ kind: z.literal('pod-replace'), pod }),
+  'pod-crash': z.strictObject({ kind: z.literal('pod-crash'), pod }),
 } as const;
 
 type FaultSchemas = typeof FAULT_SCHEMAS;
@@ -104,7 +115,9 @@ export const FAULT_PARAMETERS: Readonly<Record<FaultKind, readonly string[]>> = 
   'preemption-storm': ['rate'],
   'queue-flood': ['waiting'],
   'amp-outage': ['seconds'],
+  'scrape-gap': ['seconds'],
   'pod-replace': [],
+  'pod-crash': [],
 };
 
 /** One fault in effect. */
@@ -119,11 +132,16 @@ export interface ActiveFault {
   description: string;
 }
 
-/** What a fault needs of a replica: its Pod, readiness, engine, GPU (a RunningReplica has all of it). */
+/** What a fault needs of a replica: its Pod, readiness, engine, /metrics, GPU (a RunningReplica has all of it). */
 export interface FaultReplica {
   pod: string;
   ready: boolean;
-  vllm: { engine: VllmEngine; identity: Pick<ReplicaIdentity, 'gpuUuid'> };
+  vllm: {
+    engine: VllmEngine;
+    identity: Pick<ReplicaIdentity, 'gpuUuid'>;
+    /** While true, the replica's /metrics answers 503 (scrape-gap). */
+    setMetricsUnavailable(unavailable: boolean): void;
+  };
   nodeAgent: { gpu: DcgmGpu };
 }
 
@@ -133,12 +151,14 @@ export interface FaultWorld {
   prometheusPids(): number[];
   /** Deletes a vLLM Pod as `kubectl delete pod` does: its ReplicaSet creates a cold replacement. */
   deletePod(pod: string): void;
+  /** Crashes a vLLM Pod's container; the kubelet restarts it in the same Pod, cold (restartCount + 1). */
+  crashContainer(pod: string): void;
 }
 
 export interface FaultControllerOptions {
   /** The running replicas (the twin's Workloads). */
   workloads: { replicas(): readonly FaultReplica[] };
-  /** Needed by amp-outage and pod-replace (TwinFaultInvalidError without it). */
+  /** Needed by amp-outage, pod-replace and pod-crash (TwinFaultInvalidError without it). */
   world?: FaultWorld;
   clock?: Clock;
   /** One line per injected or cleared fault. */
@@ -214,6 +234,8 @@ interface FaultEntry {
   fault: ActiveFault;
   replica: FaultReplica;
   load: ClosedLoopLoad | undefined;
+  /** Ends a fault that lasts `seconds` (scrape-gap). */
+  timer: NodeJS.Timeout | undefined;
 }
 
 /**
@@ -247,6 +269,7 @@ export class FaultController {
     if (parsed.kind === 'amp-outage') return this.#freezeAmp(parsed.seconds);
     const replica = this.#replicaFor(parsed.pod);
     if (parsed.kind === 'pod-replace') return this.#replacePod(replica.pod);
+    if (parsed.kind === 'pod-crash') return this.#crashPod(replica.pod);
     const existing = this.#byPod.get(replica.pod)?.get(parsed.kind);
     if (existing !== undefined) this.#remove(existing);
 
@@ -285,13 +308,25 @@ export class FaultController {
           `(--max-num-seqs) and about ${parsed.waiting} waiting`;
         break;
       }
+      case 'scrape-gap':
+        replica.vllm.setMetricsUnavailable(true);
+        description =
+          `/metrics of pod ${replica.pod} answers 503 for ${parsed.seconds} s: its scrapes fail (up = 0) and its ` +
+          'series have a gap; requests are served as before';
+        break;
     }
     const { kind, pod: _pod, ...params } = parsed;
     const fault: ActiveFault = { kind, pod: replica.pod, onsetMs, params, description };
     const entries = this.#byPod.get(replica.pod) ?? new Map<FaultKind, FaultEntry>();
     this.#byPod.set(replica.pod, entries);
-    const entry: FaultEntry = { fault, replica, load: undefined };
+    const entry: FaultEntry = { fault, replica, load: undefined, timer: undefined };
     entries.set(kind, entry);
+    if (parsed.kind === 'scrape-gap') {
+      entry.timer = setTimeout(() => {
+        if (this.#byPod.get(fault.pod)?.get(kind) === entry) this.#remove(entry);
+      }, parsed.seconds * 1000);
+      entry.timer.unref();
+    }
     this.#applyEngineFaults(replica, entries);
     // The load starts once the engine fault is in place, so a storm has its victims from the first step.
     if (parsed.kind === 'preemption-storm')
@@ -379,6 +414,21 @@ export class FaultController {
     return { kind: 'pod-replace', pod, onsetMs: this.#clock.now(), params: {}, description };
   }
 
+  /**
+   * pod-crash: a one-off, not kept in effect: the Pod's vLLM container crashes; the kubelet restarts it in the same
+   * Pod (restartCount + 1), which loads the model cold. The Pod's faults end with the engine they acted on.
+   */
+  #crashPod(pod: string): ActiveFault {
+    const world = this.#requireWorld('pod-crash');
+    for (const entry of [...(this.#byPod.get(pod)?.values() ?? [])]) this.#remove(entry);
+    world.crashContainer(pod);
+    const description =
+      `the vLLM container of pod ${pod} crashed (exit code 1); the kubelet restarts it in the same Pod ` +
+      '(restartCount + 1), not Ready until the model is loaded cold and warmed up';
+    this.#log(`fault pod-crash injected: ${description}`);
+    return { kind: 'pod-crash', pod, onsetMs: this.#clock.now(), params: {}, description };
+  }
+
   #requireWorld(kind: FaultKind): FaultWorld {
     if (this.#world === undefined)
       throw new TwinFaultInvalidError('kind', `${kind} needs the twin's Prometheus and API server (not given here)`);
@@ -396,7 +446,9 @@ export class FaultController {
     entries?.delete(fault.kind);
     if (entries?.size === 0) this.#byPod.delete(fault.pod);
     entry.load?.stop();
+    clearTimeout(entry.timer);
     if (fault.kind === 'framebuffer-pressure') replica.nodeAgent.gpu.setFault({ framebufferUsedMiB: null });
+    if (fault.kind === 'scrape-gap') replica.vllm.setMetricsUnavailable(false);
     this.#applyEngineFaults(replica, entries ?? new Map());
     this.#log(`fault ${fault.kind} cleared on pod ${fault.pod}`);
   }

@@ -205,6 +205,7 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
           ...(prometheus.ingestion === undefined ? [] : [prometheus.ingestion.agent.pid]),
         ],
         deletePod: (pod) => void store.delete('Pod', profile.namespace, pod),
+        crashContainer: (pod) => workloads.crashVllmContainer(profile.namespace, pod),
       },
     });
     // Stopped after the control endpoint (stops run in reverse), so no request can inject a fault meanwhile.

@@ -14,6 +14,8 @@ import {
   VLLM,
   VLLM_RENAMED,
 } from '../../shared/metrics/index.js';
+import type { KubeObject } from '../../shared/kube/index.js';
+import { isPodReady } from '../kube/controllers/podStatus.js';
 import type { ActiveFault } from './faults.js';
 import { TWIN_CREDENTIALS, TWIN_REGION, TWIN_RESOURCES } from './constants.js';
 import type { Twin } from './twin.js';
@@ -97,6 +99,44 @@ function p95Query(pod: string, window: string): string {
     0.95,
     aggregate('sum', ['le'], rate(podSeries(`${VLLM.e2eRequestLatency}_bucket`, pod), window)),
   );
+}
+
+/** The Pod as the API server shows it (the product's own client). */
+async function podNow(name: string): Promise<KubeObject> {
+  const pod = await twin.cluster.get({ apiVersion: 'v1', kind: 'Pod', namespace: twin.profile.namespace, name });
+  if (pod === undefined) throw new Error(`pod ${name} is gone`);
+  return pod;
+}
+
+interface ContainerStatusJson {
+  restartCount: number;
+  state: { running?: { startedAt: string } };
+  lastState: { terminated?: { exitCode: number; reason: string } };
+}
+
+function containerStatuses(pod: KubeObject): ContainerStatusJson[] {
+  return (pod.status as { containerStatuses?: ContainerStatusJson[] } | undefined)?.containerStatuses ?? [];
+}
+
+/** The sample times (epoch ms, sorted) of a Pod's series of `metric` from `startMs` to now, as AMP holds them. */
+async function sampleTimes(metric: string, pod: string, startMs: number): Promise<number[]> {
+  const series = await source.range(`timestamp(${podSeries(metric, pod)})`, {
+    startMs,
+    endMs: Date.now(),
+    stepSeconds: 1,
+  });
+  const times = series.flatMap((one) => one.points.map((point) => Math.round(point.value * 1000)));
+  return [...new Set(times)].sort((a, b) => a - b);
+}
+
+/** The longest time between two samples in a row (ms) and where it starts. */
+function longestGap(times: readonly number[]): { gapMs: number; fromMs: number } {
+  let worst = { gapMs: 0, fromMs: 0 };
+  for (let i = 1; i < times.length; i++) {
+    const gapMs = (times[i] as number) - (times[i - 1] as number);
+    if (gapMs > worst.gapMs) worst = { gapMs, fromMs: times[i - 1] as number };
+  }
+  return worst;
 }
 
 /** A light load on one replica: one short completion every `intervalMs`, until stopped. */
@@ -252,6 +292,108 @@ describe('Class: FaultController (through the twin’s Prometheus)', () => {
     expect(running).toBe(twin.profile.engine.maxNumSeqs);
     expect(after).toBe(0);
   });
+
+  it('scrape-gap: the Pod’s up reads 0 and its series has no samples for the gap, then resumes; requests still succeed', async () => {
+    // Prepare
+    const up = (pod: string) => selector('up', [eq('pod', pod)]);
+    await waitFor('up 1 before the gap', up(second.pod), (v) => v === 1);
+    const startMs = Date.now();
+
+    // Act: 6 s of 503s from /metrics (6 scrapes at the demo's 1 s), requests sent to the Pod meanwhile.
+    const fault = twin.faults.inject({ kind: 'scrape-gap', pod: second.pod, seconds: 6 });
+    const injectedMs = Date.now();
+    const down = await waitFor('up 0', up(second.pod), (v) => v === 0, 10_000);
+    const otherUp = await valueOf(up(first.pod));
+    const answers = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        postJson(`${second.url}/v1/completions`, {
+          model: twin.state.model,
+          prompt: 'Summarise the incident in one line.',
+          max_tokens: DEMO_SHAPE.maxTokens,
+        }),
+      ),
+    );
+    const listed = twin.faults.active().map((f) => [f.kind, f.pod]);
+    const back = await waitFor('up 1 after the gap', up(second.pod), (v) => v === 1, 20_000);
+    await sleep(3_000);
+    const times = await sampleTimes(VLLM.numRequestsRunning, second.pod, startMs - 5_000);
+    const gap = longestGap(times);
+
+    // Assess
+    expect(fault).toMatchObject({ kind: 'scrape-gap', pod: second.pod, params: { seconds: 6 } });
+    expect(down).toBe(0);
+    expect(otherUp).toBe(1);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect(listed).toEqual([['scrape-gap', second.pod]]);
+    expect(back).toBe(1);
+    expect(twin.faults.active()).toEqual([]);
+    // The gap: about 6 s without a sample (1 s scrapes otherwise), starting within a scrape of the injection.
+    expect(gap.gapMs).toBeGreaterThanOrEqual(5_000);
+    expect(gap.gapMs).toBeLessThanOrEqual(9_000);
+    expect(Math.abs(gap.fromMs - injectedMs)).toBeLessThanOrEqual(2_000);
+    // Samples resume: at least two after the gap.
+    expect(times.filter((t) => t > gap.fromMs + gap.gapMs - 1).length).toBeGreaterThanOrEqual(2);
+  });
+
+  // Last of the kinds: the Pod's replica listens on a new port afterwards (`first.url` is updated).
+  it('pod-crash: the container restarts in the same Pod: restartCount 1, not Ready, then Ready again; in-flight requests fail', async () => {
+    // Prepare
+    const before = await podNow(first.pod);
+    const [statusBefore] = containerStatuses(before);
+    // A request that would take ~30 s (2000 tokens), in flight when the container crashes.
+    const inFlight = postJson(`${first.url}/v1/completions`, {
+      model: twin.state.model,
+      prompt: 'Write a long incident report.',
+      max_tokens: 2000,
+    }).then(
+      (answer) => `answered ${answer.status}`,
+      (error: Error) => `failed: ${error.message}`,
+    );
+    await sleep(500);
+
+    // Act
+    const fault = twin.faults.inject({ kind: 'pod-crash', pod: first.pod });
+    const notReady = await pollFor(
+      'the Pod not Ready',
+      async () => {
+        const pod = await podNow(first.pod);
+        return isPodReady(pod) ? undefined : pod;
+      },
+      { timeoutMs: 10_000, intervalMs: 50 },
+    );
+    const interrupted = await inFlight;
+    const readyAgain = await pollFor(
+      'the Pod Ready again',
+      async () => {
+        const pod = await podNow(first.pod);
+        return isPodReady(pod) ? pod : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
+    const replica = twin.replicas().find((r) => r.pod === first.pod);
+    if (replica === undefined) throw new Error(`no replica for ${first.pod}`);
+    first = { ...first, url: replica.url };
+    const answer = await postJson(`${replica.url}/v1/completions`, {
+      model: twin.state.model,
+      prompt: 'Summarise the incident in one line.',
+      max_tokens: DEMO_SHAPE.maxTokens,
+    });
+
+    // Assess
+    expect(fault).toMatchObject({ kind: 'pod-crash', pod: first.pod, params: {} });
+    expect(twin.faults.active()).toEqual([]);
+    expect(interrupted).toMatch(/^failed: /);
+    expect(notReady.metadata.uid).toBe(before.metadata.uid);
+    expect(readyAgain.metadata).toMatchObject({ name: first.pod, uid: before.metadata.uid });
+    expect(statusBefore?.restartCount).toBe(0);
+    const [statusAfter] = containerStatuses(readyAgain);
+    expect(statusAfter?.restartCount).toBe(1);
+    expect(statusAfter?.lastState.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
+    const startedBefore = Date.parse(statusBefore?.state.running?.startedAt ?? '');
+    const startedAfter = Date.parse(statusAfter?.state.running?.startedAt ?? '');
+    expect(startedAfter).toBeGreaterThan(startedBefore);
+    expect(answer.status).toBe(200);
+  });
 });
 
 /** `vllm-pilot ...` as a user runs it (`node bin/vllm-pilot.js`), without jest's NODE_OPTIONS. */
@@ -307,6 +449,13 @@ describe('Command: vllm-pilot twin fault', () => {
       args: ['queue-flood', '--pod', 'vllm-inference-app-nope'],
       code: 1,
       reason: /TwinFaultPodNotFoundError: .*"vllm-inference-app-nope" is not a running vLLM Pod \(the Pods are /,
+    },
+    {
+      // --seconds reaches the twin (it once was dropped, and amp-outage ran its default 30 s).
+      case: 'a scrape gap of 0 seconds',
+      args: ['scrape-gap', '--seconds', '0'],
+      code: 1,
+      reason: /fault: seconds: must be > 0 and <= 600 seconds/,
     },
     { case: 'an unknown kind', args: ['ecc-errors'], code: 2, reason: /Allowed choices are kv-cache-pressure/ },
   ])(

@@ -45,6 +45,11 @@ export interface VllmReplica {
   engine: VllmEngine;
   /** What the DCGM and cAdvisor exporters read. */
   telemetry(): ReplicaTelemetry;
+  /**
+   * While set, `GET /metrics` answers 503 and every other endpoint serves as before: Prometheus records failed
+   * scrapes (`up` 0) and a gap in the replica's series, as when the metrics endpoint stalls under a scrape timeout.
+   */
+  setMetricsUnavailable(unavailable: boolean): void;
   /** Stops the engine driver, closes every connection (in-flight requests are aborted) and the listener; idempotent. */
   stop(): Promise<void>;
 }
@@ -120,6 +125,7 @@ export async function startVllmReplica(options: StartVllmReplicaOptions): Promis
   };
   const httpCounts = new Map<string, HttpRequestCount>();
   let requestsReceived = 0;
+  let metricsUnavailable = false;
 
   function countHttp(handler: string, method: string, status: number): void {
     if (UNINSTRUMENTED.has(handler)) return;
@@ -255,6 +261,10 @@ export async function startVllmReplica(options: StartVllmReplicaOptions): Promis
       sendJson(res, 405, { detail: 'Method Not Allowed' });
       return;
     }
+    if (pathname === '/metrics' && metricsUnavailable) {
+      sendError(res, 503, 'ServiceUnavailableError', 'The metrics endpoint is unavailable (twin fault scrape-gap).');
+      return;
+    }
     if (!engine.isLoaded()) {
       if (pathname === '/health') {
         res.writeHead(503).end();
@@ -302,6 +312,9 @@ export async function startVllmReplica(options: StartVllmReplicaOptions): Promis
     servedModelName,
     engine,
     telemetry: () => ({ ...engine.telemetry(), requestsReceivedTotal: requestsReceived }),
+    setMetricsUnavailable: (unavailable) => {
+      metricsUnavailable = unavailable;
+    },
     stop: async () => {
       // Idempotent: a replica stopped already (a crashed server, a test) is stopped again when its Pod goes.
       if (!server.listening) return;

@@ -11,7 +11,7 @@ import { startVllmReplica, type VllmReplica } from '../../vllm/server.js';
 import { KubeApiNotFoundError } from '../errors.js';
 import type { KubeObject } from '../types.js';
 import { type ControllerLoop, startControllerLoop } from './controllerLoop.js';
-import { WorkloadContainerArgsError } from './errors.js';
+import { WorkloadContainerArgsError, WorkloadPodNotRunningError } from './errors.js';
 import { EVENT_TYPES, type EventRecorder } from './events.js';
 import { controllerOf, field, keyOf, kubeTime, splitKey } from './meta.js';
 import { gpuNode, newGpuNodeName, NODE_FACTS, nodeIp, systemNode } from './nodes.js';
@@ -28,7 +28,7 @@ import {
 import { gpuUnschedulableMessage } from './scheduling.js';
 import type { Controller, ControllerContext, RunningReplica } from './types.js';
 import { isVllmContainer, vllmOverridesFromContainer } from './vllmArgs.js';
-import { vllmCrashLines, vllmReadyLines, vllmStartLines, vllmVersionOf } from './vllmLog.js';
+import { vllmCrashLines, vllmFatalErrorLines, vllmReadyLines, vllmStartLines, vllmVersionOf } from './vllmLog.js';
 
 const KUBELET = 'kubelet';
 /** Once Ready, the readiness probe runs this often (the kubelet's default periodSeconds is 10). */
@@ -135,6 +135,52 @@ export class PodRuntime implements Controller {
   endpoint(namespace: string, pod: string): string | undefined {
     const handle = this.#handles.get(`${namespace}/${pod}`);
     return handle?.vllm?.replica?.url ?? handle?.k6ApiUrl;
+  }
+
+  /**
+   * Crashes the vLLM container of a running vLLM Pod, as a fatal engine error does (exit code 1): the replica stops
+   * (its connections close, so requests in flight fail), the Pod turns not Ready, and the kubelet starts the container
+   * again at once (a first restart has no back-off): restartCount + 1, lastState.terminated, a new startedAt, the model
+   * loaded cold and the warmup sent again before the Pod is Ready. The Pod (name, uid, node) stays. Throws
+   * WorkloadPodNotRunningError when the Pod runs no vLLM replica (not a vLLM Pod, gone, or still starting).
+   */
+  crashVllmContainer(namespace: string, pod: string): void {
+    const { ctx } = this.#options;
+    const key = `${namespace}/${pod}`;
+    const handle = this.#handles.get(key);
+    const state = handle?.vllm;
+    const replica = state?.replica;
+    if (handle === undefined || state === undefined || replica === undefined)
+      throw new WorkloadPodNotRunningError(namespace, pod);
+    const nowMs = ctx.clock.now();
+    clearInterval(state.prober);
+    state.replica = undefined;
+    state.ready = false;
+    state.failedProbes = 0;
+    state.restarts += 1;
+    const run = handle.run.containers[state.index] as ContainerRun;
+    this.#setContainer(handle, state.index, {
+      state: 'terminated',
+      exitCode: 1,
+      reason: 'Error',
+      startedAtIso: run.current.state === 'running' ? run.current.startedAtIso : kubeTime(nowMs),
+      finishedAtIso: kubeTime(nowMs),
+    });
+    for (const line of vllmFatalErrorLines(nowMs)) ctx.logs.append(namespace, pod, line, state.container.name);
+    ctx.log(`kubelet: pod ${key}: container ${state.container.name} exited with code 1 (Error); restarting it`);
+    // The status shows the exit now; the container starts again once the old server is closed.
+    this.#loop.queue.add(key);
+    void replica
+      .stop()
+      .catch((error: unknown) => {
+        ctx.log(
+          `kubelet: pod ${key}: stopping the crashed replica: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      })
+      .finally(() => {
+        state.retryDue = true;
+        this.#loop.queue.add(key);
+      });
   }
 
   /** The node agent's scrape address (`127.0.0.1:PORT`) of a GPU node. */
@@ -445,6 +491,14 @@ export class PodRuntime implements Controller {
       state.ready = false;
       state.failedProbes = 0;
       state.loggedReady = false;
+      const run = handle.run.containers[state.index];
+      if (run?.current.state === 'terminated') {
+        // A container that ran and exited is started again: its run becomes lastState, and it counts as a restart.
+        run.last = run.current;
+        run.restartCount += 1;
+        events.record(pod, EVENT_TYPES.normal, 'Created', `Created container: ${container.name}`, KUBELET);
+        events.record(pod, EVENT_TYPES.normal, 'Started', `Started container ${container.name}`, KUBELET);
+      }
       this.#setContainer(handle, state.index, {
         state: 'running',
         startedAtIso: kubeTime(ctx.clock.now()),

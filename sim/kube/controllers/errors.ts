@@ -34,6 +34,17 @@ export class WorkloadContainerArgsError extends WorkloadError {
   }
 }
 
+/** A Pod was asked to act on its vLLM container (a crash) while it runs no vLLM replica. */
+export class WorkloadPodNotRunningError extends WorkloadError {
+  constructor(
+    readonly namespace: string,
+    readonly pod: string,
+  ) {
+    super(`pod ${namespace}/${pod} runs no vLLM replica (not a vLLM Pod, gone, or still starting)`);
+    this.name = 'WorkloadPodNotRunningError';
+  }
+}
+
 /** A reconcile step failed; it is retried on the next event or resync. Carries the controller and the object key. */
 export class WorkloadReconcileError extends WorkloadError {
   constructor(

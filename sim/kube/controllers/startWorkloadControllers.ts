@@ -70,6 +70,7 @@ export function startWorkloadControllers(options: WorkloadControllerOptions): Wo
     podEndpoint: (namespace, pod) => pods.endpoint(namespace, pod),
     resolve,
     replicas: () => pods.replicas(),
+    crashVllmContainer: (namespace, pod) => pods.crashVllmContainer(namespace, pod),
   };
 }
 

@@ -66,6 +66,11 @@ export interface Workloads {
   resolve(url: string): string;
   /** The vLLM replicas of every running vLLM Pod. */
   replicas(): RunningReplica[];
+  /**
+   * Crashes a vLLM Pod's container (exit code 1); the kubelet restarts it at once, cold: restartCount + 1, not Ready
+   * until the model is loaded and warmed up again. Throws WorkloadPodNotRunningError when it runs no vLLM replica.
+   */
+  crashVllmContainer(namespace: string, pod: string): void;
 }
 
 /** What every controller gets. */

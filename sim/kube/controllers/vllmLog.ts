@@ -69,3 +69,13 @@ export function vllmCrashLines(nowMs: number, error: unknown): string[] {
     `ValueError: ${message}`,
   ];
 }
+
+/** What vLLM prints when its engine dies of a fatal error while serving (the container then exits with code 1). */
+export function vllmFatalErrorLines(nowMs: number): string[] {
+  return [
+    `${prefix('ERROR', nowMs, 'core.py:720')} EngineCore encountered a fatal error.`,
+    'RuntimeError: CUDA error: an illegal memory access was encountered',
+    `${prefix('ERROR', nowMs, 'async_llm.py:480')} AsyncLLM output_handler failed.`,
+    'vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.',
+  ];
+}
