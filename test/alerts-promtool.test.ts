@@ -59,7 +59,7 @@ describe('Files: infra/prometheus (promtool)', () => {
     const result = await runPromtool(['check', 'rules', 'vllm-alerts.rules.yaml'], INFRA);
 
     // Assess
-    expect(result.output).toContain('SUCCESS: 5 rules found');
+    expect(result.output).toContain('SUCCESS: 7 rules found');
     expect(result.code).toBe(0);
   });
 
@@ -116,7 +116,7 @@ describe('Command: vllm-pilot alerts rules', () => {
 
       // Assess
       expect(cli.code).toBe(0);
-      expect(check.output).toContain('SUCCESS: 5 rules found');
+      expect(check.output).toContain('SUCCESS: 7 rules found');
     },
     CLI_TEST_TIMEOUT_MS,
   );
@@ -240,6 +240,8 @@ describe('Function: evaluateTarget (heldForQuery) against the real Prometheus', 
       VLLMHighLatency: { enabled: false },
       VLLMGPUMemoryCritical: { enabled: false },
       VLLMPreemptionSpike: { enabled: false },
+      VLLMKVCacheHigh: { enabled: false },
+      VLLMMetricsAbsent: { enabled: false },
       VLLMKVCacheFull: { for: `${FOR_SECONDS}s` },
     },
   });

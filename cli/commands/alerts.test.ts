@@ -50,7 +50,7 @@ describe('Function: renderAlertRules', () => {
 
     // Assess
     expect(file.groups.map((g) => g.name)).toEqual(['vllm-eks-pilot-alerts-prod-ministral']);
-    expect(file.groups[0]?.rules).toHaveLength(4);
+    expect(file.groups[0]?.rules).toHaveLength(6);
   });
 
   it.each([

@@ -156,11 +156,11 @@ interface RulesCommandOptions {
   ampNamespace?: string;
 }
 
-/** `vllm-pilot alerts rules`: writes the five alert rules as a PrometheusRule, AMP rule data or AMP alert manager config. */
+/** `vllm-pilot alerts rules`: writes the alert rules as a PrometheusRule, AMP rule data or AMP alert manager config. */
 export function registerAlertRulesCommand(alerts: Command): void {
   alerts
     .command('rules')
-    .description('write the five alert rules as a PrometheusRule or AMP rule/alert manager files (YAML)')
+    .description('write the seven alert rules as a PrometheusRule or AMP rule/alert manager files (YAML)')
     .addOption(
       new Option('--format <format>', 'what to write').choices(Object.keys(ALERT_RULE_FORMATS)).makeOptionMandatory(),
     )
@@ -214,7 +214,9 @@ export function registerAlertRulesCommand(alerts: Command): void {
 
 /** `vllm-pilot alerts`: the alerting commands. Returns the group so further subcommands can be added to it. */
 export function registerAlertsCommand(program: Command): Command {
-  const alerts = program.command('alerts').description('the five alerts of the monitoring guide');
+  const alerts = program
+    .command('alerts')
+    .description("the monitoring guide's five alerts, its 80 % KV-cache warning and the absent-series alert");
   registerAlertRulesCommand(alerts);
   registerAlertEvaluateCommand(alerts);
   registerAlertSilenceCommands(alerts);
@@ -236,7 +238,7 @@ interface EvaluateCommandOptions {
 export function registerAlertEvaluateCommand(alerts: Command): void {
   alerts
     .command('evaluate')
-    .description("evaluate the five alerts on the twin's target once and notify through SNS (like one scheduled run)")
+    .description("evaluate the seven alerts on the twin's target once and notify through SNS (like one scheduled run)")
     .requiredOption('--state-file <file>', 'the state file written by `twin up`')
     .option(
       '--alerts <file>',

@@ -3,7 +3,7 @@ import { decide, type AlertDecision, type NotifyDecision } from './decide.js';
 import { AlertEvaluationInvalidError } from './pipelineErrors.js';
 import { FIXTURE_T0, fixtureEvaluation, fixtureInstance, fixtureRecord } from './testing/fixtures.js';
 import type { AlertStateRecord, SentNotification } from './alertState.js';
-import type { AlertInstance, TargetEvaluation } from './types.js';
+import { ALERT_NAMES, type AlertInstance, type AlertName, type TargetEvaluation } from './types.js';
 
 const MINUTE = 60_000;
 const REPEAT_SECONDS = 4 * 60 * 60;
@@ -304,3 +304,216 @@ describe('Function: decide', () => {
     expect(act).toThrow(problem);
   });
 });
+
+describe('Function: decide (inhibition)', () => {
+  const POD_A = 'vllm-inference-app-7d9c8b6f5d-x2k4q';
+  const POD_B = 'vllm-inference-app-7d9c8b6f5d-h8w2m';
+  /** An instance of `alertname` on `pod` (the fixture's labels: namespace, pod, model, target, cluster). */
+  const on = (alertname: AlertName, pod: string, value = 0.97): AlertInstance =>
+    fixtureInstance(pod, {
+      alertname,
+      severity: alertname === 'VLLMKVCacheFull' ? 'critical' : 'warning',
+      fingerprint: `${alertname}-${pod}`,
+      value,
+      summary: `${alertname} on ${pod}`,
+    });
+  const full = on('VLLMKVCacheFull', POD_A);
+  const high = on('VLLMKVCacheHigh', POD_A, 0.85);
+  const spike = on('VLLMPreemptionSpike', POD_A, 6);
+  const notified = (instance: AlertInstance, overrides: Partial<AlertStateRecord> = {}) =>
+    fixtureRecord(instance, STARTED, { lastNotification: sent(), ...overrides });
+
+  it.each([
+    {
+      // The warning's `for` ends while the cache is full: Alertmanager never notifies it, nor its resolution later.
+      case: "a warning's first notification while the critical fires on its Pod",
+      records: [notified(full)],
+      firing: [full, high],
+      expected: { alertname: 'VLLMKVCacheHigh', action: 'none', reason: 'inhibited', status: 'firing' },
+    },
+    {
+      case: "the preemption spike's first notification while the critical fires on its Pod",
+      records: [notified(full)],
+      firing: [full, spike],
+      expected: { alertname: 'VLLMPreemptionSpike', action: 'none', reason: 'inhibited', status: 'firing' },
+    },
+    {
+      // Inhibition is per Pod: the same warning on another Pod is told.
+      case: "a warning on another Pod than the critical's",
+      records: [notified(full)],
+      firing: [full, on('VLLMKVCacheHigh', POD_B, 0.85)],
+      expected: { alertname: 'VLLMKVCacheHigh', action: 'notify', reason: 'first', status: 'firing' },
+    },
+    {
+      // Notified before the critical fired: no repeat while it fires (the repeat goes out once it stops, if due).
+      case: "a warning's repeat while the critical fires on its Pod",
+      records: [notified(full), notified(high)],
+      firing: [full, high],
+      nowMs: STARTED + 5_000 + REPEAT_SECONDS * 1000,
+      expected: { alertname: 'VLLMKVCacheHigh', action: 'none', reason: 'inhibited', status: 'firing' },
+    },
+    {
+      // Alertmanager mutes by labels, resolved or not: the resolution waits until the critical stops.
+      case: "a notified spike's resolution while the critical still fires on its Pod",
+      // (The decision reports the status of the notification it holds back; the record stays firing.)
+      records: [notified(full), notified(spike)],
+      firing: [full],
+      expected: { alertname: 'VLLMPreemptionSpike', action: 'none', reason: 'inhibited', status: 'resolved' },
+    },
+    {
+      // The critical and the warning clear in the same evaluation: the critical no longer fires, so both resolve.
+      case: "a notified warning's resolution in the evaluation where the critical clears",
+      records: [notified(full), notified(high)],
+      firing: [],
+      expected: { alertname: 'VLLMKVCacheHigh', action: 'notify', reason: 'resolved', status: 'resolved' },
+    },
+    {
+      // The critical keeps inhibiting while it keeps firing (the warning is still due once the cache drains).
+      case: "a warning's first notification once the critical has cleared",
+      records: [resolvedSent],
+      firing: [on('VLLMKVCacheHigh', 'vllm-inference-app-7d9c8b6f5d-x2k4q', 0.85)],
+      expected: { alertname: 'VLLMKVCacheHigh', action: 'notify', reason: 'first', status: 'firing' },
+    },
+  ] as Array<{
+    case: string;
+    records: AlertStateRecord[];
+    firing: AlertInstance[];
+    nowMs?: number;
+    expected: { alertname: AlertName; action: string; reason: string; status: string };
+  }>)('decides for $case', ({ records, firing, nowMs, expected }) => {
+    // Act
+    const decisions = run(records, firing, nowMs ?? NOW);
+
+    // Assess
+    expect(decisions.find((d) => d.alertname === expected.alertname)).toMatchObject(expected);
+  });
+
+  it('says in the log line which alert inhibits and what waits', () => {
+    // Act
+    const decision = run([notified(full)], [full, high]).find((d) => d.alertname === 'VLLMKVCacheHigh');
+
+    // Assess
+    expect(decision?.text).toBe(
+      `inhibited: VLLMKVCacheFull fires on the same Pod (VLLMKVCacheFull-${POD_A}); the firing notification ` +
+        '(first) waits until it stops, the alert keeps its state',
+    );
+  });
+
+  it.each([
+    {
+      // A failed query keeps the critical's state: it keeps inhibiting, as it would keep firing in Prometheus.
+      case: 'inhibits while the critical rule fails to evaluate and its record says firing',
+      overrides: { failures: [{ alertname: 'VLLMKVCacheFull' as const, error: new Error('HTTP 503') }] },
+      reason: 'inhibited',
+    },
+    {
+      // A disabled rule fires nothing (it is not in the exported rules either): nothing to inhibit with.
+      case: 'does not inhibit with the record of a critical rule that was not evaluated (disabled)',
+      overrides: { evaluatedRules: namesBut('VLLMKVCacheFull') },
+      reason: 'first',
+    },
+  ])('$case', ({ overrides, reason }) => {
+    // Act
+    const decisions = run([notified(full)], [high], NOW, {
+      evaluatedRules: namesBut('VLLMKVCacheFull'),
+      ...overrides,
+    });
+
+    // Assess
+    expect(decisions.find((d) => d.alertname === 'VLLMKVCacheHigh')?.reason).toBe(reason);
+  });
+
+  /**
+   * Runs `decide` over evaluations 15 s apart, committing every notification as the pipeline does when SNS accepts
+   * it; returns the notifications in order (`<alertname> <status> (<reason>)`).
+   */
+  function notifications(firingAt: (second: number) => AlertInstance[], seconds: number): string[] {
+    const records = new Map<string, AlertStateRecord>();
+    const out: string[] = [];
+    for (let second = 0; second <= seconds; second += 15) {
+      const nowMs = FIXTURE_T0 + second * 1000;
+      const decisions = decide({
+        records: [...records.values()],
+        evaluation: fixtureEvaluation(firingAt(second), nowMs),
+        repeatIntervalSeconds: REPEAT_SECONDS,
+        nowMs,
+      });
+      for (const decision of decisions) {
+        if (decision.action !== 'notify') continue;
+        const previous = records.get(decision.fingerprint);
+        records.set(decision.fingerprint, {
+          ...decision.state,
+          lastNotification: {
+            status: decision.status,
+            startsAtMs: decision.state.startsAtMs,
+            atMs: nowMs,
+            reason: decision.reason,
+          },
+          claim: null,
+          version: (previous?.version ?? 0) + 2,
+          expiresAt: null,
+        });
+        out.push(`${decision.alertname} ${decision.status} (${decision.reason})`);
+      }
+    }
+    return out;
+  }
+
+  it('sends what Alertmanager sends for KV cache 85 % (warning), then 97 % (critical, warning inhibited), then 50 %', () => {
+    // Prepare: what the evaluator finds: the warning from 2m (85 % since 0), the critical from 3m30s (97 % since
+    // 3m), nothing from 5m (50 %).
+    const firingAt = (second: number) => [
+      ...(second >= 210 && second < 300 ? [on('VLLMKVCacheFull', POD_A, 0.97)] : []),
+      ...(second >= 120 && second < 300 ? [on('VLLMKVCacheHigh', POD_A, second >= 180 ? 0.97 : 0.85)] : []),
+    ];
+
+    // Act
+    const sentInOrder = notifications(firingAt, 600);
+
+    // Assess: the warning was told before the critical fired, so its resolution is told too (Alertmanager's
+    // notification log holds its firing notification); both resolve in one evaluation, critical first.
+    expect(sentInOrder).toEqual([
+      'VLLMKVCacheHigh firing (first)',
+      'VLLMKVCacheFull firing (first)',
+      'VLLMKVCacheFull resolved (resolved)',
+      'VLLMKVCacheHigh resolved (resolved)',
+    ]);
+  });
+
+  it('never tells a warning whose `for` ended while the critical fired (KV cache straight to 97 %, then 50 %)', () => {
+    // Prepare: the critical from 30s, the warning from 2m (its `for`), both gone at 5m.
+    const firingAt = (second: number) => [
+      ...(second >= 30 && second < 300 ? [on('VLLMKVCacheFull', POD_A)] : []),
+      ...(second >= 120 && second < 300 ? [on('VLLMKVCacheHigh', POD_A)] : []),
+    ];
+
+    // Act
+    const sentInOrder = notifications(firingAt, 600);
+
+    // Assess
+    expect(sentInOrder).toEqual(['VLLMKVCacheFull firing (first)', 'VLLMKVCacheFull resolved (resolved)']);
+  });
+
+  it('tells a warning still firing once the critical has cleared (KV cache 97 %, then 85 %)', () => {
+    // Prepare: the critical from 30s to 5m; the warning from 2m on (the cache stays above 80 %).
+    const firingAt = (second: number) => [
+      ...(second >= 30 && second < 300 ? [on('VLLMKVCacheFull', POD_A)] : []),
+      ...(second >= 120 ? [on('VLLMKVCacheHigh', POD_A, second >= 300 ? 0.85 : 0.97)] : []),
+    ];
+
+    // Act
+    const sentInOrder = notifications(firingAt, 600);
+
+    // Assess
+    expect(sentInOrder).toEqual([
+      'VLLMKVCacheFull firing (first)',
+      'VLLMKVCacheFull resolved (resolved)',
+      'VLLMKVCacheHigh firing (first)',
+    ]);
+  });
+});
+
+/** Every alert name but `name`, as an evaluation's evaluatedRules. */
+function namesBut(name: AlertName): AlertName[] {
+  return ALERT_NAMES.filter((n) => n !== name);
+}

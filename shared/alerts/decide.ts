@@ -1,6 +1,7 @@
 import type { NotifyReason } from './message.js';
 import { AlertEvaluationInvalidError } from './pipelineErrors.js';
 import type { AlertContent, AlertState, AlertStateRecord } from './alertState.js';
+import { type FiringAlert, inhibitorOf } from './inhibitions.js';
 import {
   ALERT_NAMES,
   type AlertInstance,
@@ -11,13 +12,13 @@ import {
 } from './types.js';
 
 /**
- * The decision stage (Alertmanager's dedup stage, with the state in the store instead of a notification log): the
- * stored records of one target and its latest evaluation in, one decision per instance out, each with a reason. Pure:
- * `nowMs` is a parameter.
+ * The decision stage (Alertmanager's inhibit and dedup stages, with the state in the store instead of a notification
+ * log): the stored records of one target and its latest evaluation in, one decision per instance out, each with a
+ * reason. Pure: `nowMs` is a parameter.
  */
 
 /** Why an instance gets no notification this cycle (for the logs). */
-export const QUIET_REASONS = ['still-firing', 'rule-failed', 'rule-not-evaluated', 'claimed'] as const;
+export const QUIET_REASONS = ['still-firing', 'rule-failed', 'rule-not-evaluated', 'claimed', 'inhibited'] as const;
 export type QuietReason = (typeof QUIET_REASONS)[number];
 
 interface DecisionBase {
@@ -64,8 +65,9 @@ export interface DecideInput {
 
 /**
  * Compares the stored state with the evaluation and decides, per instance: first notification, repeat, retry of a
- * notification that did not go out, resolved, or none (with the reason). Decisions come in a stable order (the
- * guide's alert order, then fingerprint); a follow-up comes after its predecessor.
+ * notification that did not go out, resolved, or none (with the reason). A notification of an alert inhibited by a
+ * firing alert of the same Pod (`rules/inhibitions.ts`) is held back, as Alertmanager's inhibition does. Decisions
+ * come in a stable order (`ALERT_NAMES` order, then fingerprint); a follow-up comes after its predecessor.
  */
 export function decide(input: DecideInput): AlertDecision[] {
   const { evaluation, nowMs } = input;
@@ -103,7 +105,50 @@ export function decide(input: DecideInput): AlertDecision[] {
     const decision = decideAbsent(record, evaluation.timeMs, nowMs, failedRules, evaluatedRules);
     if (decision !== undefined) decisions.push(decision);
   }
-  return decisions.sort(byDisplayOrder);
+  const sources = firingAfterThisCycle(firing, records, failedRules);
+  return decisions.map((decision) => inhibit(decision, sources)).sort(byDisplayOrder);
+}
+
+/**
+ * The alerts that fire once this cycle is decided: the evaluation's, and those of a rule that failed to evaluate
+ * whose record says firing (a failed query keeps an alert's state, so it keeps inhibiting too). Alertmanager's
+ * inhibitor likewise counts a source alert whether or not its own notification went out.
+ */
+function firingAfterThisCycle(
+  firing: ReadonlyMap<string, AlertInstance>,
+  records: ReadonlyMap<string, AlertStateRecord>,
+  failedRules: ReadonlyMap<AlertName, Error>,
+): FiringAlert[] {
+  const kept = [...records.values()].filter(
+    (record) => !firing.has(record.fingerprint) && record.status === 'firing' && failedRules.has(record.alertname),
+  );
+  return [...firing.values(), ...kept];
+}
+
+/**
+ * Holds back a notification of an inhibited alert, as Alertmanager's inhibition does: while its source fires, no
+ * first, repeat, retry or resolved notification goes out and the record stays as it is. Once the source stops
+ * firing, whatever is still due goes out (a first notification for a warning still firing; a resolved one for a
+ * warning that was notified and has cleared); a warning that fired and cleared only while inhibited is never told,
+ * as Alertmanager never tells a receiver about an alert it did not notify.
+ */
+function inhibit(decision: AlertDecision, sources: readonly FiringAlert[]): AlertDecision {
+  if (decision.action !== 'notify') return decision;
+  const by = inhibitorOf(decision.alertname, decision.state.labels, sources);
+  if (by === undefined) return decision;
+  const { target, fingerprint, alertname, severity, status } = decision;
+  return {
+    action: 'none',
+    target,
+    fingerprint,
+    alertname,
+    severity,
+    status,
+    reason: 'inhibited',
+    text:
+      `inhibited: ${by.source.alertname} fires on the same Pod (${by.source.fingerprint}); the ${decision.status} ` +
+      `notification (${decision.reason}) waits until it stops, the alert keeps its state`,
+  };
 }
 
 /** The instance is in the evaluation's result. */

@@ -21,10 +21,17 @@ export const alertMessageSchema = z.strictObject({
   /** Why this message was sent now: a first notification, a repeat, a resolution, or a retry after a failed send. */
   reason: z.enum(NOTIFY_REASONS),
   target: z.string(),
-  /** The identifying labels plus target, cluster and namespace. */
+  /** The identifying labels plus target, cluster and namespace (not alertname or severity: they are fields above). */
   labels: z.record(z.string(), z.string()),
+  /**
+   * The alert's id in the engine that sent it: the Lambda engine's alert-state key (32 hex digits), or Alertmanager's
+   * label-set fingerprint (16 hex digits, `testing/alertmanagerFingerprint.ts`) from AMP. Stable for one alert.
+   */
   fingerprint: z.string(),
-  /** The last value seen (for a resolved alert: the last value while it fired). */
+  /**
+   * The last value seen (for a resolved alert: the last value while it fired), always finite: neither engine fires on
+   * NaN or ±Inf; AMP's template writes `null` for a value that is not a number, which this schema refuses.
+   */
   value: z.number(),
   threshold: z.number(),
   unit: z.enum(['requests', 'seconds', 'ratio', 'per-second']),
@@ -41,6 +48,20 @@ export const alertMessageSchema = z.strictObject({
 
 export type AlertMessage = z.infer<typeof alertMessageSchema>;
 
-/** The MessageAttributes every alert message carries (String values), for subscription filter policies. */
+/**
+ * The MessageAttributes every alert message carries (String values), for subscription filter policies. Each is always
+ * there, so a filter policy matches the same messages from either engine: an alert without the label (a generic rule
+ * has no `target`) carries ALERT_ATTRIBUTE_MISSING, since SNS refuses an empty value and AMP's Alertmanager cannot
+ * leave an attribute out.
+ */
 export const ALERT_MESSAGE_ATTRIBUTES = ['severity', 'status', 'alertname', 'target', 'cluster', 'namespace'] as const;
 export type AlertMessageAttribute = (typeof ALERT_MESSAGE_ATTRIBUTES)[number];
+
+/** The value of a message attribute whose label the alert lacks (`{"cluster": ["none"]}` filters those). */
+export const ALERT_ATTRIBUTE_MISSING = 'none';
+
+/**
+ * The longest subject: SNS takes 1 to 100 printable ASCII characters (API reference: Publish, `Subject`). Both engines
+ * cut a longer one to this length, ending in `...`.
+ */
+export const ALERT_SUBJECT_MAX_LENGTH = 100;

@@ -2,18 +2,24 @@ import type { LabelMatcher, MetricsSource } from '../metrics/index.js';
 import type { Target } from '../config/index.js';
 
 /**
- * The alerting contracts: the five rules of the monitoring guide (section 6), the instances they produce, and the
- * settings a target may override. The rules exist once (`rules/registry.ts`); the evaluator, the exported
- * Prometheus/AMP rule files, the README table and the promtool tests all come from them.
+ * The alerting contracts: the seven rules (the monitoring guide's five of section 6, its 80 % KV-cache early warning,
+ * and an alert on the target's vLLM series being absent), the instances they produce, and the settings a target may
+ * override. The rules exist once (`rules/registry.ts`); the evaluator, the exported Prometheus/AMP rule files, the
+ * README table and the promtool tests all come from them.
  */
 
-/** The guide's alert names, in the guide's order. */
+/**
+ * The alert names: the guide's five in the guide's order (section 6), then its early warning (KV cache above 80 %,
+ * "essential" in its KV-cache settings notes), then the watch on the alerting itself (the target's series absent).
+ */
 export const ALERT_NAMES = [
   'VLLMHighQueueDepth',
   'VLLMHighLatency',
   'VLLMGPUMemoryCritical',
   'VLLMKVCacheFull',
   'VLLMPreemptionSpike',
+  'VLLMKVCacheHigh',
+  'VLLMMetricsAbsent',
 ] as const;
 export type AlertName = (typeof ALERT_NAMES)[number];
 
@@ -66,7 +72,7 @@ export interface AlertTextContext {
   settings: AlertRuleSettings;
 }
 
-/** One of the guide's five alerts. One file per rule under `rules/`, one registry. */
+/** One alert rule. One file per rule under `rules/`, one registry. */
 export interface AlertRule {
   name: AlertName;
   severity: Severity;
@@ -77,6 +83,11 @@ export interface AlertRule {
   unit: AlertValueUnit;
   /** The guide's threshold, `for` and rate window. */
   defaults: Omit<AlertRuleSettings, 'enabled'>;
+  /**
+   * True when the threshold is part of the rule's meaning, not a level to tune (the absent rule: `absent()` answers 1,
+   * the threshold is 0): a target may not set one.
+   */
+  thresholdFixed?: boolean;
   /** The labels that identify one instance (e.g. `namespace`, `pod`, `model_name`; `UUID` for a GPU). */
   identifyingLabels: readonly string[];
   /**

@@ -11,7 +11,7 @@ function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
 }
 
-/** The five alerts as a markdown table (alert | condition | for | severity | meaning), from the registry, for the README. */
+/** The alerts as a markdown table (alert | condition | for | severity | meaning), from the registry, for the README. */
 export function renderAlertTable(): string {
   const rows = ALERT_RULES.map(
     (rule) =>

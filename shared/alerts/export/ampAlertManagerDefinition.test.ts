@@ -2,7 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { parse as parseYaml } from 'yaml';
 import { AlertExportInvalidError } from '../errors.js';
 import { ALERT_MESSAGE_ATTRIBUTES } from '../message.js';
-import { ampAlertManagerDefinition } from './ampAlertManagerDefinition.js';
+import { ALERT_RULES } from '../rules/index.js';
+import { ampAlertManagerDefinition, MESSAGE_LABELS } from './ampAlertManagerDefinition.js';
 
 const TOPIC = 'arn:aws:sns:us-east-1:123456789012:vllm-eks-pilot-alerts';
 
@@ -12,6 +13,7 @@ interface Definition {
 }
 interface AlertmanagerConfig {
   route: { receiver: string; group_by: string[]; repeat_interval: string };
+  inhibit_rules: Array<{ source_matchers: string[]; target_matchers: string[]; equal: string[] }>;
   receivers: Array<{
     name: string;
     sns_configs: Array<{
@@ -59,9 +61,42 @@ describe('Function: ampAlertManagerDefinition', () => {
 
     // Assess
     const template = definition.template_files.default_template ?? '';
-    expect(template.startsWith('{{ define "sns.default.message" }}')).toBe(true);
+    expect(template).toContain('{{ define "sns.default.message" }}');
     for (const field of ['version', 'alertname', 'severity', 'status', 'labels', 'value', 'threshold', 'startsAt'])
       expect(template).toContain(`"${field}": `);
+  });
+
+  it("sends the Lambda engine's subject, from a template of the definition", () => {
+    // Act
+    const { definition, config } = parse(ampAlertManagerDefinition({ topicArn: TOPIC, region: 'us-east-1' }));
+
+    // Assess: rendered by amtool and compared with alertSubject() in shared/alerts/ampMessage.test.ts.
+    expect(config.receivers[0]?.sns_configs[0]?.subject).toBe('{{ template "vllm.sns.subject" . }}');
+    expect(definition.template_files.default_template).toContain('{{ define "vllm.sns.subject" }}');
+  });
+
+  it("puts in the message's labels the Lambda engine's: identifying labels, target, cluster and namespace", () => {
+    // Act
+    const labels = new Set(MESSAGE_LABELS);
+
+    // Assess
+    for (const rule of ALERT_RULES) for (const name of rule.identifyingLabels) expect(labels.has(name)).toBe(true);
+    for (const name of ['target', 'cluster', 'namespace']) expect(labels.has(name)).toBe(true);
+    for (const name of ['alertname', 'severity']) expect(labels.has(name)).toBe(false);
+  });
+
+  it('inhibits the KV-cache warning and the preemption spike of a Pod while its KV cache is full', () => {
+    // Act
+    const { config } = parse(ampAlertManagerDefinition({ topicArn: TOPIC, region: 'us-east-1' }));
+
+    // Assess: the table the Lambda engine's decision stage applies (rules/inhibitions.ts), as Alertmanager reads it.
+    expect(config.inhibit_rules).toEqual([
+      {
+        source_matchers: ['alertname="VLLMKVCacheFull"'],
+        target_matchers: ['alertname=~"VLLMKVCacheHigh|VLLMPreemptionSpike"'],
+        equal: ['target', 'namespace', 'pod'],
+      },
+    ]);
   });
 
   it('takes a shorter repeat interval', () => {

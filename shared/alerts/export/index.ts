@@ -6,5 +6,5 @@ export { renderAlertTable } from './alertTable.js';
 export { ampAlertManagerDefinition } from './ampAlertManagerDefinition.js';
 export { prometheusRuleManifest } from './prometheusRule.js';
 export { promtoolTestFile } from './promtoolTests.js';
-export { toYaml } from './ruleGroups.js';
-export { ampRuleGroupsNamespaceData } from './rulesFile.js';
+export { alertRuleGroups, toYaml } from './ruleGroups.js';
+export { AMP_RULE_NAMESPACE_LIMITS, ampRuleGroupsNamespaceData } from './rulesFile.js';

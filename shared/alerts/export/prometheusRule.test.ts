@@ -17,7 +17,7 @@ describe('Function: prometheusRuleManifest', () => {
       labels: { release: 'kube-prometheus-stack' },
     });
     const spec = manifest.spec as { groups: Array<{ rules: Array<{ alert: string }> }> };
-    expect(spec.groups[0]?.rules.map((r) => r.alert)).toHaveLength(5);
+    expect(spec.groups[0]?.rules.map((r) => r.alert)).toHaveLength(7);
   });
 
   it('takes its own name, namespace and labels (replacing the default release label)', () => {

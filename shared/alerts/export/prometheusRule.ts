@@ -28,7 +28,7 @@ export interface PrometheusRuleManifestOptions extends AlertExportOptions {
 const DNS1123_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /**
- * The five rules as a `monitoring.coreos.com/v1` PrometheusRule for the Prometheus Operator (kube-prometheus-stack),
+ * The seven rules as a `monitoring.coreos.com/v1` PrometheusRule for the Prometheus Operator (kube-prometheus-stack),
  * validated against the CRD's schema. Apply it with `kubectl apply -f`. Throws `AlertExportInvalidError` for a bad
  * name, namespace or a manifest the schema refuses.
  */

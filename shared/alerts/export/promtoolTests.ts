@@ -1,6 +1,7 @@
-import { DCGM, eq, selector, VLLM, VLLM_RENAMED } from '../../metrics/index.js';
+import { DCGM, eq, formatMatchers, selector, VLLM, VLLM_RENAMED } from '../../metrics/index.js';
 import { formatDurationSeconds, goFormatFloat } from '../format.js';
-import { DEFAULT_ALERT_SETTINGS, ruleByName } from '../rules/index.js';
+import { heldForQuery, resolutionFor } from '../heldFor.js';
+import { ALERT_INHIBITIONS, DEFAULT_ALERT_SETTINGS, GENERIC_SCOPE, ruleByName } from '../rules/index.js';
 import type { AlertName } from '../types.js';
 import { toYaml } from './ruleGroups.js';
 
@@ -10,6 +11,12 @@ import { toYaml } from './ruleGroups.js';
  * after (it fires, with its labels and texts), and after the condition clears (resolved). The expected texts are
  * the evaluator's own (`summary()`/`description()` in TypeScript), so promtool also proves that the exported
  * annotation templates render exactly what the product's evaluator sends.
+ *
+ * Two more kinds of check tie the two engines together. For the rules marked so, the Lambda evaluator's own query
+ * (the `for` held in PromQL, `heldForQuery`) runs as a `promql_expr_test` at the same times and must return the same
+ * instances as the rule's native `for`. And the inhibition: promtool cannot run Alertmanager, so the inhibit rules
+ * (`rules/inhibitions.ts`, the table Alertmanager and the evaluator's decision stage both apply) are written as PromQL
+ * over the `ALERTS` series the rules produce, and the test shows which firing alerts are notified at each step.
  */
 
 /** Sample spacing and rule evaluation interval of every test: a common kube-prometheus-stack setting. */
@@ -18,7 +25,10 @@ const STEP_SECONDS = 15;
 interface InputSeries {
   metric: string;
   labels: Record<string, string>;
-  /** promtool's expanding notation: `a x n` is n + 1 samples of a; `a+b x n` counts up; `_` is a missing sample. */
+  /**
+   * promtool's expanding notation: `a x n` is n + 1 samples of a; `a+b x n` counts up; `_` is a missing sample (`_x n`
+   * is n of them); `stale` ends the series as a failed scrape does.
+   */
   values: string;
 }
 
@@ -34,6 +44,21 @@ interface Scenario {
   about: string;
   series: InputSeries[];
   checks: Check[];
+  /**
+   * Also run the Lambda evaluator's query (`heldForQuery`) at each check: it must find the same instances. Set for
+   * the rules whose value was written for it (the absent rule's value must exist at every step). Not for a 30 s
+   * `for`: its 7 s subquery steps are aligned to multiples of 7 s, so the evaluator may fire up to one step later.
+   */
+  evaluatorChecks?: true;
+}
+
+/** One step of the inhibition test: what the rules fire, and what is notified once the inhibit rules apply. */
+interface InhibitionCheck {
+  atSeconds: number;
+  why: string;
+  firing: Array<{ alert: AlertName; labels: Record<string, string>; value: number }>;
+  /** The firing alerts left after inhibition: what Alertmanager (and the evaluator) notifies. */
+  notified: Array<{ alert: AlertName; labels: Record<string, string> }>;
 }
 
 const NAMESPACE = 'llm';
@@ -41,6 +66,8 @@ const MODEL = 'mistralai/Ministral-8B-Instruct-2410';
 const POD_A = 'ministral-7d9c8b6f5d-x2k4q';
 const POD_B = 'ministral-7d9c8b6f5d-h8w2m';
 const POD_C = 'ministral-7d9c8b6f5d-q7n4z';
+const POD_D = 'ministral-7d9c8b6f5d-v5t8w';
+const POD_E = 'ministral-7d9c8b6f5d-r3m6p';
 const pod = (name: string) => ({ namespace: NAMESPACE, pod: name, model_name: MODEL });
 
 /** dcgm-exporter 4.8.2 labels of a GPU allocated to a vLLM Pod (render_metrics.go order). */
@@ -145,18 +172,23 @@ const SCENARIOS: Scenario[] = [
   {
     alert: 'VLLMKVCacheFull',
     about:
-      'KV cache at 97 % from 2m to 4m45s on a vLLM 0.9 Pod (legacy name), a 0.11 Pod (both names) and a latest Pod',
+      'KV cache at 97 % from 2m to 4m45s on a vLLM 0.9 Pod (legacy name), a 0.11 Pod (both names) and a latest ' +
+      'Pod; at the same times +Inf on pod D and NaN on pod E (a broken exporter: never fires, as the evaluator ' +
+      "refuses such answers, and +Inf would not be a JSON number in the alert manager's message)",
     series: [
       { metric: VLLM_RENAMED.kvCacheUsage.legacy, labels: pod(POD_A), values: '0.5x7 0.97x11 0.5x10' },
       { metric: VLLM_RENAMED.kvCacheUsage.legacy, labels: pod(POD_B), values: '0.5x7 0.97x11 0.5x10' },
       { metric: VLLM_RENAMED.kvCacheUsage.current, labels: pod(POD_B), values: '0.5x7 0.97x11 0.5x10' },
       { metric: VLLM_RENAMED.kvCacheUsage.current, labels: pod(POD_C), values: '0.5x7 0.97x11 0.5x10' },
+      // promtool's notation has no `Infx11`: each special value is written out.
+      { metric: VLLM_RENAMED.kvCacheUsage.current, labels: pod(POD_D), values: `0.5x7 ${'Inf '.repeat(12)}0.5x10` },
+      { metric: VLLM_RENAMED.kvCacheUsage.current, labels: pod(POD_E), values: `0.5x7 ${'NaN '.repeat(12)}0.5x10` },
     ],
     checks: [
       { atSeconds: 135, why: 'held 15s', firing: [] },
       {
         atSeconds: 150,
-        why: 'held 30s: one alert per Pod, whichever name it exposes (pod B once)',
+        why: 'held 30s: one alert per Pod, whichever name it exposes (pod B once); none for +Inf or NaN',
         firing: [POD_A, POD_B, POD_C].map((name) => ({ labels: pod(name), value: 0.97 })),
       },
       { atSeconds: 300, why: 'back to 50 %: resolved', firing: [] },
@@ -176,7 +208,180 @@ const SCENARIOS: Scenario[] = [
       { atSeconds: 615, why: 'the burst left the window: resolved', firing: [] },
     ],
   },
+  {
+    alert: 'VLLMKVCacheHigh',
+    evaluatorChecks: true,
+    about:
+      'pod A (vLLM 0.9 name) at 85 % from 1m to 6m; pod C (latest name) at 82 % with a dip at 1m45s; pod B at 79 %',
+    series: [
+      { metric: VLLM_RENAMED.kvCacheUsage.legacy, labels: pod(POD_A), values: '0.5x3 0.85x19 0.5x8' },
+      { metric: VLLM_RENAMED.kvCacheUsage.current, labels: pod(POD_B), values: '0.79x34' },
+      { metric: VLLM_RENAMED.kvCacheUsage.current, labels: pod(POD_C), values: '0.82x6 0.7 0.82x22 0.5x4' },
+    ],
+    checks: [
+      { atSeconds: 120, why: 'pod C would fire here without its dip; pod A held 1m', firing: [] },
+      { atSeconds: 165, why: 'pod A held 1m45s', firing: [] },
+      { atSeconds: 180, why: 'pod A held 2m', firing: [{ labels: pod(POD_A), value: 0.85 }] },
+      {
+        atSeconds: 240,
+        why: 'pod C held 2m since its dip; pod B never crosses 80 %',
+        firing: [
+          { labels: pod(POD_A), value: 0.85 },
+          { labels: pod(POD_C), value: 0.82 },
+        ],
+      },
+      { atSeconds: 360, why: 'pod A back to 50 %: resolved', firing: [{ labels: pod(POD_C), value: 0.82 }] },
+      { atSeconds: 480, why: 'pod C back to 50 %: resolved', firing: [] },
+    ],
+  },
+  {
+    alert: 'VLLMMetricsAbsent',
+    evaluatorChecks: true,
+    about:
+      'the only vLLM series goes stale at 2m15s, is back from 4m15s to 5m, stale again at 5m15s, back at 16m ' +
+      '(no vLLM series at all: the generic rule has no target)',
+    series: [
+      {
+        metric: VLLM.numRequestsRunning,
+        labels: { ...pod(POD_A), engine: '0' },
+        values: '2x8 stale _x7 2x3 stale _x42 2x5',
+      },
+    ],
+    checks: [
+      { atSeconds: 120, why: 'the series exists', firing: [] },
+      { atSeconds: 420, why: 'absent since 5m15s: held 1m45s', firing: [] },
+      {
+        atSeconds: 435,
+        why: 'absent now and 5m ago, but back in between: the `for` restarted at 5m15s',
+        firing: [],
+      },
+      { atSeconds: 615, why: 'absent for 5m', firing: [{ labels: {}, value: 1 }] },
+      { atSeconds: 975, why: 'the series is back: resolved', firing: [] },
+    ],
+  },
 ];
+
+/**
+ * The inhibition, on one scenario of the guide's kind: pod A's KV cache at 85 % (the warning fires), then 97 % (the
+ * critical fires: pod A's warning and its preemption spike are inhibited), then 50 % (both resolve); pod B at 85 %
+ * all along (another Pod: never inhibited). Every Pod exposes `vllm:num_requests_running`, so the absent rule stays
+ * quiet.
+ */
+const INHIBITION_SCENARIO = {
+  about:
+    'pod A: KV cache 85 % from 1m, 97 % from 4m, 50 % from 11m, a burst of 1800 preemptions at 5m15s; pod B: 85 % ' +
+    'from 1m to 12m',
+  series: [
+    { metric: VLLM_RENAMED.kvCacheUsage.current, labels: pod(POD_A), values: '0.5x3 0.85x11 0.97x27 0.5x12' },
+    { metric: VLLM_RENAMED.kvCacheUsage.current, labels: pod(POD_B), values: '0.5x3 0.85x43 0.5x8' },
+    { metric: VLLM.numPreemptions, labels: { ...pod(POD_A), engine: '0' }, values: '0x20 1800x40' },
+    { metric: VLLM.numRequestsRunning, labels: { ...pod(POD_A), engine: '0' }, values: '8x60' },
+    { metric: VLLM.numRequestsRunning, labels: { ...pod(POD_B), engine: '0' }, values: '8x60' },
+  ] satisfies InputSeries[],
+  checks: [
+    {
+      atSeconds: 165,
+      why: 'both Pods at 85 % for 1m45s: nothing yet',
+      firing: [],
+      notified: [],
+    },
+    {
+      atSeconds: 180,
+      why: 'the warning fires on both Pods and is notified',
+      firing: [
+        { alert: 'VLLMKVCacheHigh', labels: pod(POD_A), value: 0.85 },
+        { alert: 'VLLMKVCacheHigh', labels: pod(POD_B), value: 0.85 },
+      ],
+      notified: [
+        { alert: 'VLLMKVCacheHigh', labels: pod(POD_A) },
+        { alert: 'VLLMKVCacheHigh', labels: pod(POD_B) },
+      ],
+    },
+    {
+      atSeconds: 255,
+      why: 'pod A at 97 % for 15s: the critical is pending, nothing inhibited yet',
+      firing: [
+        { alert: 'VLLMKVCacheHigh', labels: pod(POD_A), value: 0.97 },
+        { alert: 'VLLMKVCacheHigh', labels: pod(POD_B), value: 0.85 },
+      ],
+      notified: [
+        { alert: 'VLLMKVCacheHigh', labels: pod(POD_A) },
+        { alert: 'VLLMKVCacheHigh', labels: pod(POD_B) },
+      ],
+    },
+    {
+      atSeconds: 270,
+      why: "the critical fires on pod A: pod A's warning still fires but is inhibited; pod B's is not",
+      firing: [
+        { alert: 'VLLMKVCacheFull', labels: pod(POD_A), value: 0.97 },
+        { alert: 'VLLMKVCacheHigh', labels: pod(POD_A), value: 0.97 },
+        { alert: 'VLLMKVCacheHigh', labels: pod(POD_B), value: 0.85 },
+      ],
+      notified: [
+        { alert: 'VLLMKVCacheFull', labels: pod(POD_A) },
+        { alert: 'VLLMKVCacheHigh', labels: pod(POD_B) },
+      ],
+    },
+    {
+      atSeconds: 360,
+      why: 'preemptions on pod A (6/s over 5m): the spike fires and is inhibited too',
+      firing: [
+        { alert: 'VLLMKVCacheFull', labels: pod(POD_A), value: 0.97 },
+        { alert: 'VLLMPreemptionSpike', labels: pod(POD_A), value: 6 },
+        { alert: 'VLLMKVCacheHigh', labels: pod(POD_A), value: 0.97 },
+        { alert: 'VLLMKVCacheHigh', labels: pod(POD_B), value: 0.85 },
+      ],
+      notified: [
+        { alert: 'VLLMKVCacheFull', labels: pod(POD_A) },
+        { alert: 'VLLMKVCacheHigh', labels: pod(POD_B) },
+      ],
+    },
+    {
+      atSeconds: 630,
+      why: 'the burst left the 5m window: the spike resolved while inhibited (never notified)',
+      firing: [
+        { alert: 'VLLMKVCacheFull', labels: pod(POD_A), value: 0.97 },
+        { alert: 'VLLMKVCacheHigh', labels: pod(POD_A), value: 0.97 },
+        { alert: 'VLLMKVCacheHigh', labels: pod(POD_B), value: 0.85 },
+      ],
+      notified: [
+        { alert: 'VLLMKVCacheFull', labels: pod(POD_A) },
+        { alert: 'VLLMKVCacheHigh', labels: pod(POD_B) },
+      ],
+    },
+    {
+      atSeconds: 660,
+      why: "pod A back to 50 %: its critical and its warning resolve at the same step; pod B's warning fires on",
+      firing: [{ alert: 'VLLMKVCacheHigh', labels: pod(POD_B), value: 0.85 }],
+      notified: [{ alert: 'VLLMKVCacheHigh', labels: pod(POD_B) }],
+    },
+    {
+      atSeconds: 720,
+      why: 'pod B back to 50 %: resolved',
+      firing: [],
+      notified: [],
+    },
+  ] satisfies InhibitionCheck[],
+};
+
+/** The alerts the inhibition test checks: every inhibition's source and targets. */
+const INHIBITION_ALERTS: readonly AlertName[] = [
+  ...new Set(ALERT_INHIBITIONS.flatMap((inhibition) => [inhibition.source, ...inhibition.targets])),
+];
+
+/**
+ * The firing alerts that are notified, as PromQL over `ALERTS`: each inhibition removes its targets that have a
+ * firing source with the same `equal` labels (Alertmanager's inhibitor; a label missing on both sides matches).
+ */
+export function notifiedAlertsQuery(): string {
+  const firing = (matcher: string) => `ALERTS{alertstate="firing"${matcher}}`;
+  return ALERT_INHIBITIONS.reduce(
+    (query, inhibition) =>
+      `${query} unless (${firing(`, alertname=~"${inhibition.targets.join('|')}"`)} and on (${inhibition.equal.join(', ')}) ` +
+      `${firing(`, alertname="${inhibition.source}"`)})`,
+    firing(''),
+  );
+}
 
 function gpuAllocated(usedMiB: number) {
   const { gpu, UUID, modelName, Hostname, namespace, pod: podName } = GPU_ALLOCATED;
@@ -204,24 +409,82 @@ function expectedAnnotations(alert: AlertName, labels: Record<string, string>, v
   };
 }
 
+function inputSeries(series: readonly InputSeries[]) {
+  return series.map((s) => ({
+    series: selector(
+      s.metric,
+      Object.entries(s.labels).map(([name, value]) => eq(name, value)),
+    ),
+    values: s.values,
+  }));
+}
+
+/** A promql_expr_test sample: the metric name and labels as promtool parses them, and the value. */
+function sample(metric: string, labels: Record<string, string>, value: number) {
+  return { labels: `${metric}${formatMatchers(Object.entries(labels).map(([name, v]) => eq(name, v)))}`, value };
+}
+
+/** The Lambda evaluator's query for the rule with the guide's settings (every series: the generic scope). */
+function evaluatorQuery(alert: AlertName): string {
+  const settings = DEFAULT_ALERT_SETTINGS.rules[alert];
+  const value = ruleByName(alert).valueQuery(GENERIC_SCOPE, settings);
+  return heldForQuery(value, settings.threshold, settings.forSeconds, resolutionFor(settings.forSeconds));
+}
+
+function alertCheck(alert: AlertName, atSeconds: number, firing: Check['firing']) {
+  const rule = ruleByName(alert);
+  return {
+    eval_time: formatDurationSeconds(atSeconds),
+    alertname: alert,
+    exp_alerts: firing.map(({ labels, value }) => ({
+      exp_labels: { ...labels, severity: rule.severity },
+      exp_annotations: expectedAnnotations(alert, labels, value),
+    })),
+  };
+}
+
 function testCase(scenario: Scenario) {
-  const rule = ruleByName(scenario.alert);
   return {
     interval: `${STEP_SECONDS}s`,
-    input_series: scenario.series.map((s) => ({
-      series: selector(
-        s.metric,
-        Object.entries(s.labels).map(([name, value]) => eq(name, value)),
+    input_series: inputSeries(scenario.series),
+    alert_rule_test: scenario.checks.map((check) => alertCheck(scenario.alert, check.atSeconds, check.firing)),
+    // The evaluator's held-for query finds the same instances, with the same values, at the same times.
+    ...(scenario.evaluatorChecks
+      ? {
+          promql_expr_test: scenario.checks.map((check) => ({
+            expr: evaluatorQuery(scenario.alert),
+            eval_time: formatDurationSeconds(check.atSeconds),
+            exp_samples: check.firing.map(({ labels, value }) => sample('', labels, value)),
+          })),
+        }
+      : {}),
+  };
+}
+
+function inhibitionTestCase() {
+  const { series, checks } = INHIBITION_SCENARIO;
+  return {
+    interval: `${STEP_SECONDS}s`,
+    input_series: inputSeries(series),
+    alert_rule_test: checks.flatMap((check) =>
+      INHIBITION_ALERTS.map((alert) =>
+        alertCheck(
+          alert,
+          check.atSeconds,
+          check.firing.filter((f) => f.alert === alert),
+        ),
       ),
-      values: s.values,
-    })),
-    alert_rule_test: scenario.checks.map((check) => ({
+    ),
+    promql_expr_test: checks.map((check) => ({
+      expr: notifiedAlertsQuery(),
       eval_time: formatDurationSeconds(check.atSeconds),
-      alertname: scenario.alert,
-      exp_alerts: check.firing.map(({ labels, value }) => ({
-        exp_labels: { ...labels, severity: rule.severity },
-        exp_annotations: expectedAnnotations(scenario.alert, labels, value),
-      })),
+      exp_samples: check.notified.map(({ alert, labels }) =>
+        sample(
+          'ALERTS',
+          { alertname: alert, alertstate: 'firing', ...labels, severity: ruleByName(alert).severity },
+          1,
+        ),
+      ),
     })),
   };
 }
@@ -239,14 +502,20 @@ export function promtoolTestFile(rulesFile = 'vllm-alerts.rules.yaml'): string {
   const header = [
     '# Generated by `vllm-pilot alerts rules --format promtool-test` (shared/alerts/export/promtoolTests.ts). Do not',
     '# edit: change the scenarios and generate again. Run: promtool test rules vllm-alerts.test.yaml',
-    '# Each test: an alert is not firing before its `for` has elapsed, fires right after, and resolves.',
+    '# Each test: an alert is not firing before its `for` has elapsed, fires right after, and resolves; the Lambda',
+    "# evaluator's held-for query (promql_expr_test, on the new rules) finds the same instances at the same times. The",
+    '# last test shows the inhibition (Alertmanager inhibit_rules, as PromQL over ALERTS): what is notified when.',
     toYaml({ rule_files: [rulesFile], evaluation_interval: `${STEP_SECONDS}s` }).trimEnd(),
     'tests:',
   ];
-  const tests = SCENARIOS.map((scenario) => {
-    const checks = scenario.checks.map((c) => `#   ${formatDurationSeconds(c.atSeconds)}: ${c.why}`);
-    const comment = [`# ${scenario.alert}: ${scenario.about}`, ...checks].map((line) => `  ${line}`).join('\n');
-    return `${comment}\n${indent(toYaml([testCase(scenario)]), 2)}`;
-  });
-  return `${header.join('\n')}\n${tests.join('\n')}`;
+  const comment = (title: string, checks: ReadonlyArray<{ atSeconds: number; why: string }>) =>
+    [title, ...checks.map((c) => `#   ${formatDurationSeconds(c.atSeconds)}: ${c.why}`)]
+      .map((line) => `  ${line}`)
+      .join('\n');
+  const tests = SCENARIOS.map(
+    (scenario) =>
+      `${comment(`# ${scenario.alert}: ${scenario.about}`, scenario.checks)}\n${indent(toYaml([testCase(scenario)]), 2)}`,
+  );
+  const inhibition = `${comment(`# Inhibition (${notifiedAlertsQuery()}): ${INHIBITION_SCENARIO.about}`, INHIBITION_SCENARIO.checks)}\n${indent(toYaml([inhibitionTestCase()]), 2)}`;
+  return `${header.join('\n')}\n${[...tests, inhibition].join('\n')}`;
 }

@@ -26,6 +26,6 @@ describe('README: the alert table', () => {
     // Assess
     expect(section).toBeDefined();
     expect(rows(section ?? '')).toEqual(rows(renderAlertTable()));
-    expect(rows(section ?? '')).toHaveLength(6);
+    expect(rows(section ?? '')).toHaveLength(8);
   });
 });

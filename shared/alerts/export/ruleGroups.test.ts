@@ -13,7 +13,7 @@ const target: Target = {
 };
 
 describe('Function: alertRuleGroups', () => {
-  it('exports one generic group of the five rules with the native for and the same condition as the evaluator', () => {
+  it('exports one generic group of the seven rules with the native for and the same condition as the evaluator', () => {
     // Act
     const groups = alertRuleGroups();
 
@@ -27,10 +27,14 @@ describe('Function: alertRuleGroups', () => {
       ['VLLMGPUMemoryCritical', '1m', 'critical'],
       ['VLLMKVCacheFull', '30s', 'critical'],
       ['VLLMPreemptionSpike', undefined, 'warning'],
+      ['VLLMKVCacheHigh', '2m', 'warning'],
+      ['VLLMMetricsAbsent', '5m', 'critical'],
     ]);
     ALERT_RULES.forEach((rule, index) => {
       const settings = DEFAULT_ALERT_SETTINGS.rules[rule.name];
-      expect(rules[index]?.expr).toBe(heldForQuery(rule.valueQuery(GENERIC_SCOPE, settings), settings.threshold, 0, 1));
+      expect(rules[index]?.expr).toBe(
+        `${heldForQuery(rule.valueQuery(GENERIC_SCOPE, settings), settings.threshold, 0, 1)} < +Inf`,
+      );
     });
   });
 
@@ -68,11 +72,17 @@ describe('Function: alertRuleGroups', () => {
     expect(rules.map((r) => r.alert)).not.toContain('VLLMPreemptionSpike');
     const latency = rules.find((r) => r.alert === 'VLLMHighLatency');
     expect(latency?.expr).toContain('model_name="ministral"');
-    expect(latency?.expr.endsWith(' > 2.5')).toBe(true);
+    expect(latency?.expr.endsWith(' > 2.5 < +Inf')).toBe(true);
     expect(latency?.for).toBe('3m');
     expect(latency?.labels).toEqual({ severity: 'critical', target: 'prod-ministral', cluster: 'prod' });
     expect(latency?.annotations.runbook_url).toBe('https://wiki.example.com/vllm#vllmhighlatency');
     expect(latency?.annotations.dashboard_url).toBe('https://grafana.example.com/d/vllm');
+    const absent = rules.find((r) => r.alert === 'VLLMMetricsAbsent');
+    expect(absent?.expr).toMatch(
+      /^\(absent\(vllm:num_requests_running\{namespace="llm", model_name="ministral", pod=~/,
+    );
+    expect(absent?.expr.endsWith(') > 0 < +Inf')).toBe(true);
+    expect(absent?.labels).toEqual({ severity: 'critical', target: 'prod-ministral', cluster: 'prod' });
   });
 
   it('leaves out a target whose rules are all disabled', () => {

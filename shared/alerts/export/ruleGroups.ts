@@ -13,9 +13,12 @@ import {
 import type { AlertScope, AlertSettings } from '../types.js';
 
 /**
- * The five rules as Prometheus alerting rules, for rule files that run on Prometheus or AMP. Those keep pending
+ * The seven rules as Prometheus alerting rules, for rule files that run on Prometheus or AMP. Those keep pending
  * state, so the exported rules use the native `for:` instead of `heldForQuery`; the condition is the same
- * `(value) > threshold` the evaluator checks, from the same registry.
+ * `(value) > threshold` the evaluator checks, from the same registry, and `< +Inf`: a value the evaluator's answer
+ * guard refuses never fires here either (and never reaches the alert manager's JSON message as a bare `+Inf`). Inhibition is not in the rules: it is
+ * Alertmanager's (`inhibit_rules` in `ampAlertManagerDefinition.ts`), so a warning keeps firing in Prometheus while
+ * a critical alert of its Pod holds back its notifications (docs/alerts.md, "Inhibition").
  */
 
 /** One alerting rule of a Prometheus rules file. */
@@ -70,7 +73,8 @@ export function alertingRule(
   annotations.unit = rule.unit;
   return {
     alert: rule.name,
-    expr: heldForQuery(rule.valueQuery(scope, ruleSettings), ruleSettings.threshold, 0, 1),
+    // `< +Inf`: never fire on +Inf, as the evaluator's answer guard refuses it (NaN and -Inf are never above).
+    expr: `${heldForQuery(rule.valueQuery(scope, ruleSettings), ruleSettings.threshold, 0, 1)} < +Inf`,
     ...(ruleSettings.forSeconds > 0 ? { for: formatDurationSeconds(ruleSettings.forSeconds) } : {}),
     labels: { severity: rule.severity, ...labels },
     annotations,

@@ -9,7 +9,7 @@ interface RulesFile {
 }
 
 describe('Function: ampRuleGroupsNamespaceData', () => {
-  it('is a Prometheus rules file with the five alerts, marked as generated', () => {
+  it('is a Prometheus rules file with the seven alerts, marked as generated', () => {
     // Act
     const text = ampRuleGroupsNamespaceData();
 
@@ -23,6 +23,8 @@ describe('Function: ampRuleGroupsNamespaceData', () => {
       'VLLMGPUMemoryCritical',
       'VLLMKVCacheFull',
       'VLLMPreemptionSpike',
+      'VLLMKVCacheHigh',
+      'VLLMMetricsAbsent',
     ]);
   });
 
@@ -32,7 +34,7 @@ describe('Function: ampRuleGroupsNamespaceData', () => {
 
     // Assess
     const exprLines = text.split('\n').filter((line) => line.trimStart().startsWith('expr:'));
-    expect(exprLines).toHaveLength(5);
+    expect(exprLines).toHaveLength(7);
     expect(exprLines.find((line) => line.includes('DCGM_FI_DEV_FB_FREE'))).toBeDefined();
   });
 

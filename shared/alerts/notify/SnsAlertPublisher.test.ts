@@ -162,24 +162,27 @@ describe('Class: SnsAlertPublisher', () => {
       expect(twin.messages(topicArn)).toHaveLength(2);
     });
 
-    it('leaves out an empty attribute, which SNS would refuse, and still publishes', async () => {
-      // Prepare
-      const publisher = new SnsAlertPublisher({ client, topicArn });
-      const withoutNamespace = message(1, { labels: { ...fixtureInstance().labels, namespace: '' } });
+    const { namespace: _namespace, ...withoutNamespace } = fixtureInstance().labels;
+    it.each([
+      { case: 'an empty', labels: { ...withoutNamespace, namespace: '' } },
+      { case: 'a missing', labels: withoutNamespace },
+    ])(
+      'sends "none" for $case label, as AMP\'s Alertmanager does (SNS refuses an empty value), and still publishes',
+      async ({ labels }) => {
+        // Prepare
+        const publisher = new SnsAlertPublisher({ client, topicArn });
+        const alert = message(1, { labels });
 
-      // Act
-      const outcomes = await publisher.publish(groupOf([withoutNamespace]));
+        // Act
+        const outcomes = await publisher.publish(groupOf([alert]));
 
-      // Assess
-      expect(outcomes.map((o) => o.ok)).toEqual([true]);
-      expect(Object.keys(twin.messages(topicArn)[0]?.attributes ?? {})).toEqual([
-        'severity',
-        'status',
-        'alertname',
-        'target',
-        'cluster',
-      ]);
-    });
+        // Assess: every attribute is there, so a filter policy matches the same messages from either engine.
+        expect(outcomes.map((o) => o.ok)).toEqual([true]);
+        const attributes = twin.messages(topicArn)[0]?.attributes ?? {};
+        expect(Object.keys(attributes)).toEqual(['severity', 'status', 'alertname', 'target', 'cluster', 'namespace']);
+        expect(attributes.namespace).toEqual({ dataType: 'String', value: 'none' });
+      },
+    );
   });
 
   describe('Method: publish (per-entry failures)', () => {

@@ -5,7 +5,13 @@ import {
   type SNSClient,
 } from '@aws-sdk/client-sns';
 import type { AlertGroup } from '../group.js';
-import { ALERT_MESSAGE_ATTRIBUTES, type AlertMessage, type AlertMessageAttribute } from '../message.js';
+import {
+  ALERT_ATTRIBUTE_MISSING,
+  ALERT_MESSAGE_ATTRIBUTES,
+  ALERT_SUBJECT_MAX_LENGTH,
+  type AlertMessage,
+  type AlertMessageAttribute,
+} from '../message.js';
 import { AlertPipelineInputInvalidError, AlertPublishError, describeCause } from '../pipelineErrors.js';
 import type { AlertPublisher, PublishOutcome } from '../publisher.js';
 
@@ -14,7 +20,11 @@ import type { AlertPublisher, PublishOutcome } from '../publisher.js';
  * 256 KiB per message and per batch counting the body and every attribute's name, type and value, a Subject of 1 to
  * 100 printable ASCII characters, batch entry Ids of 1 to 80 of [A-Za-z0-9_-].
  */
-export const SNS_LIMITS = { maxBatchEntries: 10, maxPayloadBytes: 262_144, maxSubjectLength: 100 } as const;
+export const SNS_LIMITS = {
+  maxBatchEntries: 10,
+  maxPayloadBytes: 262_144,
+  maxSubjectLength: ALERT_SUBJECT_MAX_LENGTH,
+} as const;
 
 const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
 /** SNS error codes a later attempt can clear. */
@@ -135,7 +145,10 @@ export class SnsAlertPublisher implements AlertPublisher {
   }
 }
 
-/** The Subject e-mail subscribers see: `[FIRING] VLLMKVCacheFull prod-ministral`, printable ASCII, ≤ 100 characters. */
+/**
+ * The Subject e-mail subscribers see: `[FIRING] VLLMKVCacheFull prod-ministral`, printable ASCII, ≤ 100 characters.
+ * AMP's Alertmanager builds the same one (`subject` in `export/ampAlertManagerDefinition.ts`).
+ */
 export function alertSubject(message: AlertMessage): string {
   const text = `[${message.status.toUpperCase()}] ${message.alertname} ${message.target}`
     .replace(/[^\x20-\x7e]/g, '?')
@@ -144,7 +157,11 @@ export function alertSubject(message: AlertMessage): string {
   return text.length <= SNS_LIMITS.maxSubjectLength ? text : `${text.slice(0, SNS_LIMITS.maxSubjectLength - 3)}...`;
 }
 
-/** The message's filter attributes; an empty value is left out (SNS refuses empty attribute values). */
+/**
+ * The message's filter attributes, every one of ALERT_MESSAGE_ATTRIBUTES: a missing or empty label is
+ * ALERT_ATTRIBUTE_MISSING (SNS refuses an empty value), as AMP's Alertmanager sends it, so that a filter policy
+ * matches the same messages from either engine.
+ */
 export function alertMessageAttributes(message: AlertMessage): Record<string, MessageAttributeValue> {
   const values: Record<AlertMessageAttribute, string | undefined> = {
     severity: message.severity,
@@ -157,7 +174,10 @@ export function alertMessageAttributes(message: AlertMessage): Record<string, Me
   const attributes: Record<string, MessageAttributeValue> = {};
   for (const name of ALERT_MESSAGE_ATTRIBUTES) {
     const value = values[name];
-    if (value !== undefined && value !== '') attributes[name] = { DataType: 'String', StringValue: value };
+    attributes[name] = {
+      DataType: 'String',
+      StringValue: value === undefined || value === '' ? ALERT_ATTRIBUTE_MISSING : value,
+    };
   }
   return attributes;
 }

@@ -1,2 +1,2 @@
 /** Publishing alert notifications: the SNS adapter of the AlertPublisher port. */
-export { SnsAlertPublisher } from './SnsAlertPublisher.js';
+export { SnsAlertPublisher, alertMessageAttributes, alertSubject } from './SnsAlertPublisher.js';

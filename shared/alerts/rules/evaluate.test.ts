@@ -64,8 +64,10 @@ describe('Function: evaluateTarget', () => {
       'VLLMHighLatency',
       'VLLMGPUMemoryCritical',
       'VLLMKVCacheFull',
+      'VLLMKVCacheHigh',
+      'VLLMMetricsAbsent',
     ]);
-    expect(source.calls).toHaveLength(4);
+    expect(source.calls).toHaveLength(6);
     expect(source.calls.every((call) => call.options?.timeMs === TIME_MS)).toBe(true);
     expect(evaluation.queries.map((q) => q.alertname)).toEqual(evaluation.evaluatedRules);
     const kv = evaluation.queries.find((q) => q.alertname === 'VLLMKVCacheFull')?.query ?? '';
@@ -88,8 +90,9 @@ describe('Function: evaluateTarget', () => {
     // Act
     const evaluation = await evaluateTarget(target, settings, { source }, TIME_MS);
 
-    // Assess
-    expect(evaluation.firing).toEqual([
+    // Assess: 97 % is above both KV-cache thresholds (the inhibition is the decision stage's, not the evaluator's).
+    expect(evaluation.firing.map((alert) => alert.alertname)).toEqual(['VLLMKVCacheFull', 'VLLMKVCacheHigh']);
+    expect(evaluation.firing.filter((alert) => alert.alertname === 'VLLMKVCacheFull')).toEqual([
       {
         alertname: 'VLLMKVCacheFull',
         severity: 'critical',
@@ -140,7 +143,7 @@ describe('Function: evaluateTarget', () => {
 
     // Assess
     expect(evaluation.evaluatedRules).not.toContain('VLLMHighQueueDepth');
-    expect(evaluation.evaluatedRules).toHaveLength(4);
+    expect(evaluation.evaluatedRules).toHaveLength(6);
     expect(evaluation.failures).toHaveLength(1);
     const error = evaluation.failures[0]?.error;
     expect(error).toBeInstanceOf(AlertQueryFailedError);
@@ -159,7 +162,7 @@ describe('Function: evaluateTarget', () => {
 
     // Assess
     expect(evaluation.evaluatedRules).toEqual([]);
-    expect(evaluation.failures).toHaveLength(5);
+    expect(evaluation.failures).toHaveLength(7);
     expect(evaluation.failures[0]?.error.message).toContain('building the query failed');
     expect(source.calls).toHaveLength(0);
   });
@@ -187,17 +190,25 @@ describe('Function: evaluateTarget', () => {
       metric: 'vllm:kv_cache_usage_perc',
       value: 3.2,
       cause: 'MetricsValueOutOfDomainError',
+      failed: ['VLLMKVCacheFull', 'VLLMKVCacheHigh'],
     },
     {
       case: 'a queue of +Inf',
       metric: 'vllm:num_requests_waiting',
       value: Infinity,
       cause: 'MetricsNonFiniteValueError',
+      failed: ['VLLMHighQueueDepth'],
     },
-    { case: 'a negative queue', metric: 'vllm:num_requests_waiting', value: -5, cause: 'MetricsValueOutOfDomainError' },
+    {
+      case: 'a negative queue',
+      metric: 'vllm:num_requests_waiting',
+      value: -5,
+      cause: 'MetricsValueOutOfDomainError',
+      failed: ['VLLMHighQueueDepth'],
+    },
   ])(
-    'never fires on $case: the rule fails with a named cause, the others still fire',
-    async ({ metric, value, cause }) => {
+    'never fires on $case: the rules reading it fail with a named cause, the others still fire',
+    async ({ metric, value, cause, failed }) => {
       // Prepare
       const source = new FakeSource({
         [metric]: [sample({ namespace: 'llm', pod: POD }, value)],
@@ -209,13 +220,45 @@ describe('Function: evaluateTarget', () => {
 
       // Assess
       expect(evaluation.firing.map((alert) => alert.alertname)).toEqual(['VLLMHighLatency']);
-      expect(evaluation.failures).toHaveLength(1);
-      const [failure] = evaluation.failures;
-      expect(failure?.error).toBeInstanceOf(AlertQueryFailedError);
-      expect((failure?.error.cause as Error).name).toBe(cause);
-      expect(failure?.error.message).not.toContain('\n');
+      expect(evaluation.failures.map((f) => f.alertname)).toEqual(failed);
+      for (const failure of evaluation.failures) {
+        expect(failure.error).toBeInstanceOf(AlertQueryFailedError);
+        expect((failure.error.cause as Error).name).toBe(cause);
+        expect(failure.error.message).not.toContain('\n');
+      }
     },
   );
+
+  it("fires the absent alert on absent()'s answer, labelled with the target's namespace and model", async () => {
+    // Prepare: absent() answers the labels of the selector's equality matchers.
+    const source = new FakeSource({
+      'vllm:num_requests_running': [sample({ namespace: 'llm', model_name: 'ministral' }, 1)],
+    });
+
+    // Act
+    const evaluation = await evaluateTarget(target, parseAlertSettings({}), { source }, TIME_MS);
+
+    // Assess
+    const query = evaluation.queries.find((q) => q.alertname === 'VLLMMetricsAbsent')?.query ?? '';
+    expect(query).toContain('absent(vllm:num_requests_running{namespace="llm", model_name="ministral", pod=~');
+    expect(query).toContain('[300s:15s]');
+    expect(evaluation.firing).toHaveLength(1);
+    expect(evaluation.firing[0]).toMatchObject({
+      alertname: 'VLLMMetricsAbsent',
+      severity: 'critical',
+      labels: { namespace: 'llm', model_name: 'ministral', target: 'prod-ministral', cluster: 'prod' },
+      fingerprint: alertFingerprint(
+        'prod-ministral',
+        'VLLMMetricsAbsent',
+        { namespace: 'llm', model_name: 'ministral' },
+        ['namespace', 'model_name'],
+      ),
+      value: 1,
+      threshold: 0,
+      forSeconds: 300,
+      summary: 'No vLLM metrics for model ministral in namespace llm for at least 5m',
+    });
+  });
 
   it('fails a rule with more instances than the per-rule cap instead of firing them all', async () => {
     // Prepare

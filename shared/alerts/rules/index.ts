@@ -1,7 +1,9 @@
 /**
- * The guide's alert rules (one file each, one registry), their settings per target, and their evaluation against AMP.
+ * The alert rules (one file each, one registry), their inhibitions, their settings per target, and their evaluation
+ * against AMP.
  */
 export { MAX_INSTANCES_PER_RULE, evaluateTarget, failedEvaluation } from './evaluate.js';
+export { ALERT_INHIBITIONS, equalOn, inhibitorOf, type AlertInhibition, type FiringAlert } from '../inhibitions.js';
 export { ALERT_RULES, ruleByName, runbookUrl } from './registry.js';
 export { GENERIC_SCOPE, alertScopeForTarget } from './scope.js';
 export {

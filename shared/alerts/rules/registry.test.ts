@@ -2,8 +2,10 @@ import { describe, expect, it } from '@jest/globals';
 import type { Target } from '../../config/index.js';
 import { DEFAULT_ALERT_SETTINGS } from './settings.js';
 import { ALERT_NAMES, type AlertName } from '../types.js';
-import { ALERT_RULES, ruleByName, runbookUrl, usesRateWindow } from './registry.js';
+import { absentLabels } from './metricsAbsent.js';
+import { ALERT_RULES, hasTunableThreshold, ruleByName, runbookUrl, usesRateWindow } from './registry.js';
 import { alertScopeForTarget, GENERIC_SCOPE } from './scope.js';
+import { eq, type LabelMatcher, matchRegex } from '../../metrics/index.js';
 
 const target: Target = {
   name: 'prod-ministral',
@@ -15,7 +17,7 @@ const target: Target = {
 const settingsOf = (name: (typeof ALERT_NAMES)[number]) => DEFAULT_ALERT_SETTINGS.rules[name];
 
 describe('Constant: ALERT_RULES', () => {
-  it("lists the guide's five alerts in the guide's order", () => {
+  it("lists the guide's five alerts in the guide's order, then its 80 % warning and the absent alert", () => {
     // Act
     const names = ALERT_RULES.map((rule) => rule.name);
 
@@ -29,6 +31,10 @@ describe('Constant: ALERT_RULES', () => {
     { name: 'VLLMGPUMemoryCritical', severity: 'critical', threshold: 0.95, forSeconds: 60, windowSeconds: 0 },
     { name: 'VLLMKVCacheFull', severity: 'critical', threshold: 0.95, forSeconds: 30, windowSeconds: 0 },
     { name: 'VLLMPreemptionSpike', severity: 'warning', threshold: 5, forSeconds: 0, windowSeconds: 300 },
+    // The guide's early warning; it gives no `for` (2 min: the rule's comment says why).
+    { name: 'VLLMKVCacheHigh', severity: 'warning', threshold: 0.8, forSeconds: 120, windowSeconds: 0 },
+    // Not the guide's: absent() answers 1, so the threshold is 0 and fixed.
+    { name: 'VLLMMetricsAbsent', severity: 'critical', threshold: 0, forSeconds: 300, windowSeconds: 0 },
   ] as const)("$name: the guide's severity, threshold and for", ({ name, severity, ...defaults }) => {
     // Act
     const rule = ruleByName(name);
@@ -37,6 +43,7 @@ describe('Constant: ALERT_RULES', () => {
     expect(rule.severity).toBe(severity);
     expect(rule.defaults).toEqual(defaults);
     expect(usesRateWindow(rule)).toBe(defaults.windowSeconds > 0);
+    expect(hasTunableThreshold(rule)).toBe(name !== 'VLLMMetricsAbsent');
   });
 });
 
@@ -67,6 +74,15 @@ describe('Method: valueQuery', () => {
       name: 'VLLMPreemptionSpike',
       expected: 'sum by (namespace, pod, model_name) (rate(vllm:num_preemptions_total[5m]))',
     },
+    {
+      name: 'VLLMKVCacheHigh',
+      expected: 'max by (namespace, pod, model_name) ((vllm:kv_cache_usage_perc or vllm:gpu_cache_usage_perc))',
+    },
+    {
+      // No vLLM series at all: absent() answers {} 1; while any exists, the other branch answers {} 0.
+      name: 'VLLMMetricsAbsent',
+      expected: 'absent(vllm:num_requests_running) or 0 * (max(vllm:num_requests_running))',
+    },
   ] as const)('$name: the generic query reads every series', ({ name, expected }) => {
     // Act
     const query = ruleByName(name).valueQuery(GENERIC_SCOPE, settingsOf(name));
@@ -89,6 +105,35 @@ describe('Method: valueQuery', () => {
       `max by (namespace, pod, model_name, cluster) ((vllm:kv_cache_usage_perc${matchers} or vllm:gpu_cache_usage_perc${matchers}))`,
     );
   });
+
+  it("asks whether the target's own vLLM series are absent, keeping absent()'s labels in both branches", () => {
+    // Prepare
+    const scope = alertScopeForTarget({ ...target, clusterLabel: 'cluster' });
+
+    // Act
+    const query = ruleByName('VLLMMetricsAbsent').valueQuery(scope, settingsOf('VLLMMetricsAbsent'));
+
+    // Assess: absent() keeps namespace, model_name and cluster (the Pod regex is dropped); so does the other branch.
+    const series =
+      'vllm:num_requests_running{namespace="llm", model_name="mistralai/Ministral-8B-Instruct-2410", ' +
+      'pod=~"ministral-[a-z0-9]+-[a-z0-9]+", cluster="prod"}';
+    expect(query).toBe(`absent(${series}) or 0 * (max by (namespace, model_name, cluster) (${series}))`);
+  });
+
+  it.each(['VLLMMetricsAbsent', 'VLLMKVCacheHigh'] as const)(
+    '%s escapes a model name so it cannot change the query',
+    (name) => {
+      // Prepare
+      const scope = alertScopeForTarget({ ...target, model: 'evil"} or vector(1) #\n' });
+
+      // Act
+      const query = ruleByName(name).valueQuery(scope, settingsOf(name));
+
+      // Assess
+      expect(query).toContain('model_name="evil\\"} or vector(1) #\\n"');
+      expect(query).not.toContain('vector(1) #"}');
+    },
+  );
 
   it('narrows the GPU rule with the DCGM labels of the Pods', () => {
     // Act
@@ -179,6 +224,28 @@ describe('Method: summary / description', () => {
       summary: 'Preemptions at 6/s on pod llm/ministral-7d9c8b6f5d-x2k4q (model ministral)',
       description: 'preempts requests at 6/s over the last 5m, above 5/s. Requests',
     },
+    {
+      name: 'VLLMKVCacheHigh',
+      labels: podLabels,
+      value: 0.85,
+      summary: 'KV cache 85% used on pod llm/ministral-7d9c8b6f5d-x2k4q (model ministral)',
+      description: "is 85% used, above 80% for at least 2m: the guide's early warning",
+    },
+    {
+      name: 'VLLMMetricsAbsent',
+      labels: { namespace: 'llm', model_name: 'ministral' },
+      value: 1,
+      summary: 'No vLLM metrics for model ministral in namespace llm for at least 5m',
+      description: 'for model ministral in namespace llm for at least 5m. Every other vLLM alert',
+    },
+    {
+      // The generic rule: no vLLM series anywhere, so no labels.
+      name: 'VLLMMetricsAbsent',
+      labels: {},
+      value: 1,
+      summary: 'No vLLM metrics for at least 5m',
+      description: 'No `vllm:num_requests_running` series (every vLLM version exposes it) for at least 5m.',
+    },
   ])('$name says what and where: "$summary"', ({ name, labels, value, summary, description }) => {
     // Prepare
     const rule = ruleByName(name);
@@ -213,6 +280,31 @@ describe('Method: summary / description', () => {
       expect(steps.length).toBeGreaterThanOrEqual(3);
       steps.forEach((step, index) => expect(step.startsWith(`${index + 1}. `)).toBe(true));
     }
+  });
+});
+
+describe('Function: absentLabels', () => {
+  it.each([
+    {
+      case: "a target's matchers: the Pod regex is left out",
+      matchers: [eq('namespace', 'llm'), eq('model_name', 'm'), matchRegex('pod', 'd-.+')],
+      labels: ['namespace', 'model_name'],
+    },
+    { case: 'no matchers (the generic rule)', matchers: [], labels: [] },
+    {
+      case: 'a label matched twice',
+      matchers: [eq('namespace', 'a'), eq('namespace', 'b'), eq('model_name', 'm')],
+      labels: ['model_name'],
+    },
+    {
+      case: 'an equality and a negation of one label',
+      matchers: [eq('namespace', 'a'), { name: 'namespace', op: '!=', value: 'b' } satisfies LabelMatcher],
+      labels: [],
+    },
+    { case: 'an empty value', matchers: [eq('namespace', ''), eq('model_name', 'm')], labels: ['model_name'] },
+  ])("keeps the labels Prometheus's absent() keeps: $case", ({ matchers, labels }) => {
+    // Act / Assess
+    expect(absentLabels(matchers)).toEqual(labels);
   });
 });
 

@@ -57,6 +57,8 @@ describe('Function: parseAlertSettings', () => {
       VLLMGPUMemoryCritical: { enabled: true, threshold: 0.95, forSeconds: 60, windowSeconds: 0 },
       VLLMKVCacheFull: { enabled: true, threshold: 0.95, forSeconds: 30, windowSeconds: 0 },
       VLLMPreemptionSpike: { enabled: true, threshold: 5, forSeconds: 0, windowSeconds: 300 },
+      VLLMKVCacheHigh: { enabled: true, threshold: 0.8, forSeconds: 120, windowSeconds: 0 },
+      VLLMMetricsAbsent: { enabled: true, threshold: 0, forSeconds: 300, windowSeconds: 0 },
     });
   });
 
@@ -134,6 +136,13 @@ describe('Function: parseAlertSettings', () => {
       input: { rules: { VLLMKVCacheFull: { threshold: 95 } } },
       path: 'alerts.rules.VLLMKVCacheFull.threshold',
       message: 'accepted: a 0-1 fraction (0.95 means 95 %)',
+    },
+    {
+      case: 'a threshold on the absent rule (it has none to tune)',
+      input: { rules: { VLLMMetricsAbsent: { threshold: 1 } } },
+      path: 'alerts.rules.VLLMMetricsAbsent.threshold',
+      message:
+        'VLLMMetricsAbsent has no threshold to set (it fires when the series are absent); accepted: enabled and for',
     },
     {
       case: 'a window on a gauge rule',

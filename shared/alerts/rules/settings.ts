@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ConfigInvalidError, type ConfigIssue, parseTargets, type Target, toConfigIssues } from '../../config/index.js';
-import { ALERT_RULES, ruleByName, usesRateWindow } from './registry.js';
+import { ALERT_RULES, hasTunableThreshold, ruleByName, usesRateWindow } from './registry.js';
 import { ALERT_NAMES, type AlertName, type AlertRuleSettings, type AlertSettings } from '../types.js';
 
 /**
@@ -143,7 +143,12 @@ export function parseAlertSettings(input: unknown, path = 'alerts'): AlertSettin
     if (given === undefined) continue;
     const rule = ruleByName(name);
     const at = `${path}.rules.${name}`;
-    if (given.threshold !== undefined && rule.unit === 'ratio' && given.threshold > 1)
+    if (given.threshold !== undefined && !hasTunableThreshold(rule))
+      issues.push({
+        path: `${at}.threshold`,
+        message: `${name} has no threshold to set (it fires when the series are absent); accepted: enabled and for`,
+      });
+    else if (given.threshold !== undefined && rule.unit === 'ratio' && given.threshold > 1)
       issues.push({
         path: `${at}.threshold`,
         message: `${given.threshold} is not valid; accepted: a 0-1 fraction (0.95 means 95 %)`,
