@@ -164,6 +164,16 @@ describe('Function: startSnsTwin', () => {
       expect(twin.messages(fifo)[0]).toMatchObject({ messageGroupId: 'prod', messageDeduplicationId: 'a1' });
     });
 
+    it('accepts a subject in UTF-8 beyond ASCII, as SNS does (an Alertmanager subject carries label values)', async () => {
+      // Act
+      await client.send(
+        new PublishCommand({ TopicArn: alerts, Subject: '[FIRING] KV-Cache ≥ 95 % – prod', Message: 'x' }),
+      );
+
+      // Assess
+      expect(twin.messages(alerts)[0]?.subject).toBe('[FIRING] KV-Cache ≥ 95 % – prod');
+    });
+
     it.each<{ case: string; input: Omit<PublishCommandInput, 'TopicArn'> & { TopicArn?: string }; expected: object }>([
       {
         case: 'a topic that does not exist',
@@ -183,6 +193,16 @@ describe('Function: startSnsTwin', () => {
       {
         case: 'a subject with a line break',
         input: { Message: 'x', Subject: 'two\nlines' },
+        expected: { name: 'InvalidParameterException', message: /^Invalid parameter: Subject/ },
+      },
+      {
+        case: 'a subject with a control character',
+        input: { Message: 'x', Subject: 'bell\u0007' },
+        expected: { name: 'InvalidParameterException', message: /^Invalid parameter: Subject/ },
+      },
+      {
+        case: 'a subject over 100 characters',
+        input: { Message: 'x', Subject: 's'.repeat(101) },
         expected: { name: 'InvalidParameterException', message: /^Invalid parameter: Subject/ },
       },
       {

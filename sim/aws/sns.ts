@@ -11,7 +11,8 @@ import { type Clock, systemClock } from '../../shared/clock/index.js';
  *
  * Limits and messages follow the SNS API reference (Publish, PublishBatch, "Amazon SNS message attributes"):
  * 256 KiB per message and per batch (body + attribute names, types and values), 10 entries per batch, 10 message
- * attributes, Subject up to 100 printable ASCII characters, batch entry Ids of up to 80 of [A-Za-z0-9_-].
+ * attributes, a Subject of UTF-8 text without line breaks or control characters up to 100 characters (Publish: "Subjects
+ * must be UTF-8 text with no line breaks or control characters"), batch entry Ids of up to 80 of [A-Za-z0-9_-].
  *
  * Local subscriptions may carry a filter policy, matched as SNS matches them (Amazon SNS developer guide, "Amazon
  * SNS message filtering": subscription filter policies, string / numeric value matching, key matching, filter policy
@@ -115,6 +116,8 @@ const MAX_ATTRIBUTES = 10;
 const TOPIC_NAME = /^[A-Za-z0-9_-]{1,256}$/;
 const FIFO_TOPIC_NAME = /^[A-Za-z0-9_-]{1,251}\.fifo$/;
 const BATCH_ENTRY_ID = /^[A-Za-z0-9_-]{1,80}$/;
+/** UTF-8 text (an Alertmanager subject may carry any label value) without control characters, 1-100 characters. */
+const SUBJECT = /^[^\p{Cc}]{1,100}$/u;
 
 /**
  * SNS's errors as the SDK knows them: the query error code (`awsQueryError` in the SDK's schemas), its HTTP status,
@@ -343,10 +346,10 @@ export async function startSnsTwin(options: SnsTwinOptions): Promise<SnsTwin> {
         'InvalidParameter',
         `Invalid parameter: Message too long (${bytes} bytes with attributes; at most ${MAX_MESSAGE_BYTES})`,
       );
-    if (fields.subject !== undefined && !/^[\x20-\x7e]{1,100}$/.test(fields.subject))
+    if (fields.subject !== undefined && !SUBJECT.test(fields.subject))
       throw new SnsTwinRequestError(
         'InvalidParameter',
-        'Invalid parameter: Subject (1 to 100 printable ASCII characters, no line breaks)',
+        'Invalid parameter: Subject (1 to 100 characters of UTF-8 text, no line breaks or control characters)',
       );
     if (fields.messageStructure !== undefined) {
       if (fields.messageStructure !== 'json')

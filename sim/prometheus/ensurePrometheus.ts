@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { PrometheusInstallError, PrometheusNotFoundError } from './errors.js';
+import { ALERTMANAGER_INSTALL_HINT, type AlertmanagerInstallation, locateAlertmanager } from './locateAlertmanager.js';
 import {
   findOnPath,
   locatePrometheus,
@@ -9,7 +10,7 @@ import {
 } from './locatePrometheus.js';
 
 export interface EnsurePrometheusOptions {
-  /** May the Debian package be installed when Prometheus is missing (root + apt-get only)? */
+  /** May the Debian packages be installed when Prometheus or Alertmanager is missing (root + apt-get only)? */
   allowInstall: boolean;
   /** Progress and decisions, one line each. */
   log?: (message: string) => void;
@@ -18,66 +19,95 @@ export interface EnsurePrometheusOptions {
   /** The user id (default process.getuid()); installing needs root. */
   uid?: number;
   /**
-   * Whether systemd runs as init (default: /run/systemd/system exists). The Debian package's maintainer scripts
-   * start prometheus.service on :9090 under systemd, which this tool must not do, so it does not install there.
+   * Whether systemd runs as init (default: /run/systemd/system exists). The Debian packages' maintainer scripts
+   * start prometheus.service on :9090 (and prometheus-alertmanager.service on :9093) under systemd, which this tool
+   * must not do, so it does not install there.
    */
   systemdRunning?: boolean;
 }
 
-const APT_INSTALL = ['install', '-y', '--no-install-recommends', 'prometheus'] as const;
+/** Prometheus, and the Alertmanager that stands in for AMP's alert manager when there is one. */
+export interface TwinPrometheusInstallation extends PrometheusInstallation {
+  /** undefined when Alertmanager is missing and could not be installed: the twin then runs without one. */
+  alertmanager: AlertmanagerInstallation | undefined;
+}
+
+const APT_INSTALL = ['install', '-y', '--no-install-recommends'] as const;
 /** apt-get's words when its package lists are missing or stale (a fresh container has none). */
 const NEEDS_UPDATE = /Unable to locate package|has no installation candidate|is not available/i;
 
 /**
- * Returns a usable Prometheus: the one found by locatePrometheus, else (when allowed, as root, with apt-get and no
- * systemd) the Debian package installed for the occasion. Otherwise throws PrometheusNotFoundError with a one-line
- * message telling the user what to do. Never starts the system service.
+ * Returns a usable Prometheus (and Alertmanager): the ones found by locatePrometheus and locateAlertmanager, else
+ * (when allowed, as root, with apt-get and no systemd) Debian's `prometheus` and `prometheus-alertmanager` packages
+ * installed for the occasion. Without Prometheus it throws PrometheusNotFoundError with a one-line message telling the
+ * user what to do; without Alertmanager it says so in the log and returns `alertmanager: undefined` (only the twin's
+ * AMP alert manager needs it). Never starts a system service.
  */
-export async function ensurePrometheus(options: EnsurePrometheusOptions): Promise<PrometheusInstallation> {
+export async function ensurePrometheus(options: EnsurePrometheusOptions): Promise<TwinPrometheusInstallation> {
   const log = options.log ?? (() => undefined);
   const env = options.env ?? process.env;
-  let notFound: PrometheusNotFoundError;
+  let prometheus: PrometheusInstallation | undefined;
+  let notFound: PrometheusNotFoundError | undefined;
   try {
-    return await locatePrometheus({ env });
+    prometheus = await locatePrometheus({ env });
   } catch (error) {
     if (!(error instanceof PrometheusNotFoundError)) throw error;
     // An explicit PROMETHEUS_BIN that does not work is the user's choice to fix, not a reason to install.
     if (env.PROMETHEUS_BIN?.trim()) throw error;
     notFound = error;
   }
+  // An explicit ALERTMANAGER_BIN that does not work throws here, for the same reason.
+  const alertmanager = await locateAlertmanager({ env });
+  if (prometheus && alertmanager) return { ...prometheus, alertmanager };
 
+  const packages = [...(prometheus ? [] : ['prometheus']), ...(alertmanager ? [] : ['prometheus-alertmanager'])];
+  const missing = packages.join(' and ');
   const skip = await installBlocker(options, env);
   if (skip) {
-    log(`Prometheus not found; not installing it: ${skip}`);
-    throw new PrometheusNotFoundError(`Prometheus not found (${skip}): ${PROMETHEUS_INSTALL_HINT}`, notFound.searched, {
-      cause: notFound,
-    });
+    log(`${missing} not found; not installing: ${skip}`);
+    if (!prometheus)
+      throw new PrometheusNotFoundError(
+        `Prometheus not found (${skip}): ${PROMETHEUS_INSTALL_HINT}`,
+        notFound?.searched ?? [],
+        { cause: notFound },
+      );
+    log(
+      `the twin runs without Alertmanager: AMP alert manager definitions fail until you ${ALERTMANAGER_INSTALL_HINT}`,
+    );
+    return { ...prometheus, alertmanager: undefined };
   }
 
   const aptGet = (await findOnPath('apt-get', env)) ?? 'apt-get';
-  log(`Prometheus not found; installing the Debian package: apt-get ${APT_INSTALL.join(' ')}`);
+  const install = [...APT_INSTALL, ...packages];
+  log(`${missing} not found; installing the Debian packages: apt-get ${install.join(' ')}`);
   try {
-    let result = await run(aptGet, APT_INSTALL, env);
+    let result = await run(aptGet, install, env);
     if (result.exitCode !== 0 && NEEDS_UPDATE.test(result.output)) {
-      log('apt-get has no package lists for prometheus; running apt-get update, then installing again');
+      log(`apt-get has no package lists for ${missing}; running apt-get update, then installing again`);
       const update = await run(aptGet, ['update'], env);
       if (update.exitCode !== 0)
         throw new PrometheusInstallError('apt-get update', update.exitCode, tail(update.output));
-      result = await run(aptGet, APT_INSTALL, env);
+      result = await run(aptGet, install, env);
     }
     if (result.exitCode !== 0)
-      throw new PrometheusInstallError(`apt-get ${APT_INSTALL.join(' ')}`, result.exitCode, tail(result.output));
+      throw new PrometheusInstallError(`apt-get ${install.join(' ')}`, result.exitCode, tail(result.output));
   } catch (error) {
     const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
-    throw new PrometheusNotFoundError(
-      `Prometheus not found and installing it failed (${reason}): ${PROMETHEUS_INSTALL_HINT}`,
-      notFound.searched,
-      { cause: error },
-    );
+    if (!prometheus)
+      throw new PrometheusNotFoundError(
+        `Prometheus not found and installing it failed (${reason}): ${PROMETHEUS_INSTALL_HINT}`,
+        notFound?.searched ?? [],
+        { cause: error },
+      );
+    log(`installing prometheus-alertmanager failed (${reason}): the twin runs without Alertmanager`);
+    return { ...prometheus, alertmanager: undefined };
   }
-  const installed = await locatePrometheus({ env });
-  log(`Installed Prometheus ${installed.version} at ${installed.bin}`);
-  return installed;
+  const installed = prometheus ?? (await locatePrometheus({ env }));
+  if (!prometheus) log(`Installed Prometheus ${installed.version} at ${installed.bin}`);
+  const installedAlertmanager = alertmanager ?? (await locateAlertmanager({ env }));
+  if (!alertmanager && installedAlertmanager)
+    log(`Installed Alertmanager ${installedAlertmanager.version} at ${installedAlertmanager.bin}`);
+  return { ...installed, alertmanager: installedAlertmanager };
 }
 
 /** Why an automatic install is not possible here, or undefined when it is. */

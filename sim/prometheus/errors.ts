@@ -66,6 +66,37 @@ export class PrometheusStartError extends PrometheusError {
   }
 }
 
+/**
+ * An explicit `ALERTMANAGER_BIN` that cannot run. (A missing Alertmanager is not an error of its own: the twin starts
+ * without one and says so, and only an AMP alert manager definition then fails.) Not retryable until the user acts.
+ */
+export class AlertmanagerNotFoundError extends PrometheusError {
+  /** Where the binary was looked for. */
+  readonly searched: readonly string[];
+
+  constructor(message: string, searched: readonly string[], options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'AlertmanagerNotFoundError';
+    this.searched = searched;
+  }
+}
+
+/** Alertmanager exited or did not become ready. The message ends with the tail of its log. */
+export class AlertmanagerStartError extends PrometheusError {
+  readonly bin: string;
+  readonly logTail: string;
+
+  constructor(bin: string, problem: string, logTail: string, options?: ErrorOptions) {
+    super(
+      `Alertmanager (${bin}) failed to start: ${problem}${logTail ? `\n--- alertmanager log (tail) ---\n${logTail}` : ''}`,
+      options,
+    );
+    this.name = 'AlertmanagerStartError';
+    this.bin = bin;
+    this.logTail = logTail;
+  }
+}
+
 /** A target's state as Prometheus reports it (or `missing` when it has not been discovered yet). */
 export interface TargetState {
   job: string;

@@ -8,8 +8,8 @@ import { findOnPath } from './locatePrometheus.js';
 
 /**
  * The process plumbing every Prometheus of the twin shares (the one that scrapes and answers, the agent, the
- * receiver): a free loopback port, a parent-death signal, readiness that proves the answer came from our process,
- * and a stop that always ends it.
+ * receiver), and its Alertmanager: a free loopback port, a parent-death signal, readiness that proves the answer came
+ * from our process, and a stop that always ends it.
  */
 
 const execFileAsync = promisify(execFile);
@@ -51,6 +51,24 @@ export interface LaunchPrometheusOptions {
   log: (message: string) => void;
 }
 
+/** What launchServer needs to start any Prometheus-family server (Prometheus, Alertmanager) on a free port. */
+export interface LaunchServerOptions {
+  bin: string;
+  /** Every argument but `--web.listen-address`, which launch adds for the port it picked. */
+  args: readonly string[];
+  /** Does the server answering at `url` belong to this launch (and not to a process that took the port first)? */
+  isOurs: (url: string) => Promise<boolean>;
+  logFile: string;
+  readyTimeoutMs: number;
+  /** Names the process in log lines: `Prometheus`, `Alertmanager`. */
+  role: string;
+  log: (message: string) => void;
+  /** The child's environment (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+  /** The error thrown when the server exits or stays unready: the problem and the tail of its log. */
+  startError: (problem: string, logTail: string) => Error;
+}
+
 export interface RunningPrometheus {
   /** `http://127.0.0.1:PORT` */
   url: string;
@@ -62,8 +80,26 @@ export interface RunningPrometheus {
  * Starts Prometheus on a free loopback port and waits until it is ready; throws PrometheusStartError with the tail of
  * its log when it exits or stays unready.
  */
-export async function launchPrometheus(options: LaunchPrometheusOptions): Promise<RunningPrometheus> {
-  const { bin, identity, logFile, readyTimeoutMs, role, log } = options;
+export function launchPrometheus(options: LaunchPrometheusOptions): Promise<RunningPrometheus> {
+  const { identity } = options;
+  return launchServer({
+    ...options,
+    // Another Prometheus may have taken the port meanwhile: ours is the one with our storage path.
+    async isOurs(url) {
+      const flags = await fetch(`${url}/api/v1/status/flags`, { signal: AbortSignal.timeout(2_000) });
+      const body = (await flags.json()) as { data?: Record<string, string> };
+      return body.data?.[identity.flag] === identity.path;
+    },
+    startError: (problem, logTail) => new PrometheusStartError(options.bin, problem, logTail),
+  });
+}
+
+/**
+ * Starts a server of the Prometheus family (it serves `/-/ready` and takes `--web.listen-address`) on a free loopback
+ * port and waits until it is ready; throws `startError(...)` with the tail of its log when it exits or stays unready.
+ */
+export async function launchServer(options: LaunchServerOptions): Promise<RunningPrometheus> {
+  const { bin, isOurs, logFile, readyTimeoutMs, role, log } = options;
   const launcher = await deathSignalLauncher();
   if (!launcher) log(`setpriv --pdeathsig is not available: ${role} is stopped when this process exits normally`);
   for (let attempt = 1; ; attempt++) {
@@ -71,9 +107,15 @@ export async function launchPrometheus(options: LaunchPrometheusOptions): Promis
     const port = await pickFreePort();
     const url = `http://127.0.0.1:${port}`;
     const logOffset = await fileSize(logFile);
-    const proc = launch(bin, [...options.args, `--web.listen-address=127.0.0.1:${port}`], logFile, launcher);
-    const outcome = await waitUntilReady(url, proc, identity, readyTimeoutMs);
-    // Ready means our instance (identified by its storage path) answered, so the child is running and has a pid.
+    const proc = launch(
+      bin,
+      [...options.args, `--web.listen-address=127.0.0.1:${port}`],
+      logFile,
+      launcher,
+      options.env,
+    );
+    const outcome = await waitUntilReady(url, proc, isOurs, readyTimeoutMs);
+    // Ready means our instance answered, so the child is running and has a pid.
     if (outcome === 'ready') return { url, pid: proc.child.pid ?? -1, proc };
     await terminate(proc);
     const attemptLog = await readFrom(logFile, logOffset);
@@ -86,7 +128,7 @@ export async function launchPrometheus(options: LaunchPrometheusOptions): Promis
       outcome === 'timeout'
         ? `not ready at ${url}/-/ready within ${readyTimeoutMs} ms`
         : `it exited (${describeExit(outcome)}): ${firstLogError(attemptLog)}`;
-    throw new PrometheusStartError(bin, problem, logTail);
+    throw options.startError(problem, logTail);
   }
 }
 
@@ -130,15 +172,21 @@ export function guardProcesses(
   };
 }
 
-function launch(bin: string, args: string[], logFile: string, launcher: string | undefined): Launched {
+function launch(
+  bin: string,
+  args: string[],
+  logFile: string,
+  launcher: string | undefined,
+  env: NodeJS.ProcessEnv | undefined,
+): Launched {
   // Prometheus logs to stderr: both streams go to the log file, which the child writes directly.
   const fd = openSync(logFile, 'a');
   let child: ChildProcess;
   try {
     // setpriv --pdeathsig execs Prometheus (same PID) with a parent-death signal, so it dies with this process.
     child = launcher
-      ? spawn(launcher, ['--pdeathsig', 'SIGTERM', '--', bin, ...args], { stdio: ['ignore', fd, fd] })
-      : spawn(bin, args, { stdio: ['ignore', fd, fd] });
+      ? spawn(launcher, ['--pdeathsig', 'SIGTERM', '--', bin, ...args], { stdio: ['ignore', fd, fd], env })
+      : spawn(bin, args, { stdio: ['ignore', fd, fd], env });
   } finally {
     closeSync(fd);
   }
@@ -164,13 +212,13 @@ export async function terminate(proc: Launched): Promise<void> {
 }
 
 /**
- * Polls `/-/ready` until our Prometheus answers. Another process may have taken the port in the meantime, so
- * readiness also checks the storage path in `/api/v1/status/flags`.
+ * Polls `/-/ready` until our server answers. Another process may have taken the port in the meantime, so readiness
+ * also asks `isOurs` (for Prometheus: the storage path in `/api/v1/status/flags`).
  */
 async function waitUntilReady(
   url: string,
   proc: Launched,
-  identity: ProcessIdentity,
+  isOurs: (url: string) => Promise<boolean>,
   timeoutMs: number,
 ): Promise<'ready' | 'timeout' | ExitInfo> {
   let exitInfo: ExitInfo | undefined;
@@ -181,11 +229,7 @@ async function waitUntilReady(
     try {
       const response = await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(2_000) });
       await response.arrayBuffer();
-      if (response.ok) {
-        const flags = await fetch(`${url}/api/v1/status/flags`, { signal: AbortSignal.timeout(2_000) });
-        const body = (await flags.json()) as { data?: Record<string, string> };
-        if (body.data?.[identity.flag] === identity.path) return 'ready';
-      }
+      if (response.ok && (await isOurs(url))) return 'ready';
     } catch {
       // Not listening yet.
     }

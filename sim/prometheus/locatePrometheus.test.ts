@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensurePrometheus } from './ensurePrometheus.js';
-import { PrometheusNotFoundError } from './errors.js';
+import { AlertmanagerNotFoundError, PrometheusNotFoundError } from './errors.js';
 import { locatePrometheus } from './locatePrometheus.js';
 
 // These cases never run a binary: they cover what happens when there is nothing usable to run.
@@ -110,5 +110,49 @@ describe('Function: ensurePrometheus', () => {
     // Assess
     expect(error).toBeInstanceOf(PrometheusNotFoundError);
     expect((error as Error).message).toContain('PROMETHEUS_BIN=');
+  });
+});
+
+describe('Function: ensurePrometheus (Alertmanager)', () => {
+  // These cases run `prometheus --version` (a PATH holding only the installed Prometheus).
+  let prometheusOnly: string;
+  beforeAll(async () => {
+    prometheusOnly = join(dir, 'prometheus-only');
+    await mkdir(prometheusOnly);
+    await symlink('/usr/bin/prometheus', join(prometheusOnly, 'prometheus'));
+  });
+
+  it('runs the twin without Alertmanager when it is missing and may not be installed, and says so', async () => {
+    // Prepare
+    const logged: string[] = [];
+
+    // Act
+    const installation = await ensurePrometheus({
+      allowInstall: false,
+      env: { PATH: prometheusOnly },
+      log: (line) => logged.push(line),
+    });
+
+    // Assess
+    expect(installation.bin).toBe(join(prometheusOnly, 'prometheus'));
+    expect(installation.alertmanager).toBeUndefined();
+    expect(logged.join('\n')).toContain(
+      'prometheus-alertmanager not found; not installing: automatic install not allowed',
+    );
+    expect(logged.join('\n')).toContain('sudo apt-get install -y prometheus-alertmanager');
+  });
+
+  it('does not install over an explicit ALERTMANAGER_BIN that is broken', async () => {
+    // Act
+    const error = await ensurePrometheus({
+      allowInstall: true,
+      uid: 0,
+      systemdRunning: false,
+      env: { PATH: prometheusOnly, ALERTMANAGER_BIN: notExecutable },
+    }).catch((e: unknown) => e);
+
+    // Assess
+    expect(error).toBeInstanceOf(AlertmanagerNotFoundError);
+    expect((error as Error).message).toContain(`ALERTMANAGER_BIN=${notExecutable}`);
   });
 });

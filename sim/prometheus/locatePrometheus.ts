@@ -68,7 +68,8 @@ function pathDirectories(env: NodeJS.ProcessEnv): string[] {
   return (env.PATH ?? '').split(delimiter).filter((directory) => directory !== '' && isAbsolute(directory));
 }
 
-async function isExecutableFile(path: string): Promise<boolean> {
+/** Is `path` a regular file this user may execute? */
+export async function isExecutableFile(path: string): Promise<boolean> {
   try {
     if (!(await stat(path)).isFile()) return false;
     await access(path, constants.X_OK);

@@ -60,3 +60,37 @@ export async function reloadPrometheus(url: string, role = 'Prometheus'): Promis
   const body = await response.text();
   if (!response.ok) throw new PrometheusError(`${role} reload failed with HTTP ${response.status}: ${body.trim()}`);
 }
+
+/**
+ * Polls `/api/v1/alertmanagers` until the Alertmanagers Prometheus's notifier sends to are exactly `addresses`
+ * (`host:port`): after a reload, the notifier learns of a new one only after its discovery throttle (about 5 s in 2.x),
+ * and alerts sent before then go nowhere. Throws PrometheusError naming what it saw when `timeoutMs` passes.
+ */
+export async function waitForAlertmanagers(
+  url: string,
+  addresses: readonly string[],
+  timeoutMs: number,
+  role = 'Prometheus',
+): Promise<void> {
+  const wanted = [...addresses].sort().join(',');
+  const startedAt = performance.now();
+  let seen = '(no answer)';
+  for (;;) {
+    try {
+      const response = await fetch(`${url}/api/v1/alertmanagers`, { signal: AbortSignal.timeout(5_000) });
+      const body = (await response.json()) as { data?: { activeAlertmanagers?: Array<{ url?: string }> } };
+      seen = (body.data?.activeAlertmanagers ?? [])
+        .map((alertmanager) => new URL(alertmanager.url ?? '', 'http://unknown').host)
+        .sort()
+        .join(',');
+      if (seen === wanted) return;
+    } catch {
+      // Not answering this time: try again.
+    }
+    if (performance.now() - startedAt >= timeoutMs)
+      throw new PrometheusError(
+        `${role} did not pick up its Alertmanagers within ${timeoutMs} ms: it sends to [${seen}], expected [${wanted}]`,
+      );
+    await new Promise((resolveDelay) => setTimeout(resolveDelay, 200));
+  }
+}

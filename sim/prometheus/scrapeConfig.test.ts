@@ -181,6 +181,30 @@ describe('Function: renderReceiverConfig', () => {
     expect(config.scrape_configs).toBeUndefined();
   });
 
+  it('sends its alerts to the Alertmanagers given (API v2, by address), as AMP’s ruler to its alert manager', () => {
+    // Act
+    const config = parse(
+      renderReceiverConfig({ evaluationIntervalSeconds: 1, alertmanagers: ['127.0.0.1:9093'] }),
+    ) as Record<string, unknown>;
+    const without = parse(renderReceiverConfig({ evaluationIntervalSeconds: 1, alertmanagers: [] })) as object;
+
+    // Assess
+    expect(config.alerting).toEqual({
+      alertmanagers: [{ api_version: 'v2', static_configs: [{ targets: ['127.0.0.1:9093'] }] }],
+    });
+    expect(without).not.toHaveProperty('alerting');
+  });
+
+  it('rejects an Alertmanager that is not host:port, naming it', () => {
+    // Act
+    const act = () =>
+      renderPrometheusConfig({ scrapeIntervalSeconds: 1, targetFiles, alertmanagers: ['http://127.0.0.1:9093'] });
+
+    // Assess
+    expect(act).toThrow(PrometheusConfigError);
+    expect(act).toThrow('alertmanagers[0]');
+  });
+
   it('rejects an evaluation interval that is not a positive duration, naming the field', () => {
     // Act
     const act = () => renderReceiverConfig({ evaluationIntervalSeconds: 0 });

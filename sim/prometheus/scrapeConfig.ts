@@ -33,6 +33,8 @@ export interface PrometheusConfigInput {
   targetFiles: Record<ScrapeJobName, string>;
   ruleFiles?: readonly string[];
   externalLabels?: Record<string, string>;
+  /** Where firing alerts go: Alertmanagers as `host:port` (none: alerts are evaluated and go nowhere). */
+  alertmanagers?: readonly string[];
 }
 
 /**
@@ -61,6 +63,7 @@ export function renderPrometheusConfig(input: PrometheusConfigInput): string {
       ...externalLabelsOf(input.externalLabels),
     },
     ...ruleFilesOf(input.ruleFiles),
+    ...alertingOf(input.alertmanagers),
     scrape_configs: scrapeConfigs(input.targetFiles),
   };
   return stringify(config);
@@ -114,6 +117,8 @@ export function renderAgentConfig(input: AgentConfigInput): string {
 export interface ReceiverConfigInput {
   evaluationIntervalSeconds: number;
   ruleFiles?: readonly string[];
+  /** Where firing alerts go: Alertmanagers as `host:port` (as AMP's ruler sends to the workspace's alert manager). */
+  alertmanagers?: readonly string[];
 }
 
 /**
@@ -122,7 +127,22 @@ export interface ReceiverConfigInput {
  */
 export function renderReceiverConfig(input: ReceiverConfigInput): string {
   const evaluationInterval = formatDuration(input.evaluationIntervalSeconds, 'evaluationIntervalSeconds');
-  return stringify({ global: { evaluation_interval: evaluationInterval }, ...ruleFilesOf(input.ruleFiles) });
+  return stringify({
+    global: { evaluation_interval: evaluationInterval },
+    ...ruleFilesOf(input.ruleFiles),
+    ...alertingOf(input.alertmanagers),
+  });
+}
+
+/** Prometheus's `alerting` section: one Alertmanager set, API v2, by static address. */
+function alertingOf(alertmanagers: readonly string[] | undefined): { alerting?: object } {
+  if (!alertmanagers || alertmanagers.length === 0) return {};
+  alertmanagers.forEach((address, index) => {
+    const match = ADDRESS.exec(address);
+    if (!match || Number(match[2]) < 1 || Number(match[2]) > 65_535)
+      throw new PrometheusConfigError(`alertmanagers[${index}]`, address, 'must be "host:port" with a port 1-65535');
+  });
+  return { alerting: { alertmanagers: [{ api_version: 'v2', static_configs: [{ targets: [...alertmanagers] }] }] } };
 }
 
 function externalLabelsOf(labels: Record<string, string> | undefined): { external_labels?: Record<string, string> } {

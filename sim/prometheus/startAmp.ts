@@ -1,7 +1,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { guardProcesses, launchPrometheus, type RunningPrometheus, terminate } from './launch.js';
-import { assembleInstance, type PrometheusInstance, type ValidatedStart } from './prometheusInstance.js';
+import {
+  ALERT_RESEND_DELAY,
+  assembleInstance,
+  type PrometheusInstance,
+  type ValidatedStart,
+} from './prometheusInstance.js';
 import { type RemoteWriteRelay, startRemoteWriteRelay } from './remoteWriteRelay.js';
 import { renderAgentConfig, renderReceiverConfig } from './scrapeConfig.js';
 
@@ -28,10 +33,16 @@ export async function startAmp(
   };
   await mkdir(query.tsdbDir);
   await mkdir(agent.walDir);
-  await writeFile(
-    query.configFile,
-    renderReceiverConfig({ evaluationIntervalSeconds: start.evaluationIntervalSeconds, ruleFiles: start.ruleFiles }),
-  );
+  const writeQueryConfig = (alertmanagers: readonly string[]) =>
+    writeFile(
+      query.configFile,
+      renderReceiverConfig({
+        evaluationIntervalSeconds: start.evaluationIntervalSeconds,
+        ruleFiles: start.ruleFiles,
+        alertmanagers,
+      }),
+    );
+  await writeQueryConfig([]);
 
   let queryRunning: RunningPrometheus | undefined;
   let relay: RemoteWriteRelay | undefined;
@@ -43,6 +54,7 @@ export async function startAmp(
         `--storage.tsdb.path=${query.tsdbDir}`,
         '--web.enable-remote-write-receiver',
         '--web.enable-lifecycle',
+        `--rules.alert.resend-delay=${ALERT_RESEND_DELAY}`,
       ],
       identity: { flag: 'storage.tsdb.path', path: query.tsdbDir },
       logFile: query.logFile,
@@ -103,6 +115,9 @@ export async function startAmp(
         { url: queryProcess.url, role: 'Prometheus (AMP query side)' },
         { url: agentRunning.url, role: 'Prometheus agent' },
       ],
+      queryRole: 'Prometheus (AMP query side)',
+      ruleNamespaceDir: start.ruleNamespaceDir,
+      writeQueryConfig,
       async stopParts() {
         // The agent first: on SIGTERM it flushes its queue to the relay, which answers at once. Then the relay drops
         // what it still holds (see RemoteWriteRelay.stop), then the query side.

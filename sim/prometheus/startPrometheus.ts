@@ -3,8 +3,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PrometheusConfigError } from './errors.js';
 import { guardProcesses, launchPrometheus, terminate } from './launch.js';
-import { assembleInstance, type PrometheusInstance, type ValidatedStart } from './prometheusInstance.js';
-import { writeRuleFiles } from './ruleFiles.js';
+import {
+  ALERT_RESEND_DELAY,
+  assembleInstance,
+  type PrometheusInstance,
+  type ValidatedStart,
+} from './prometheusInstance.js';
+import { ruleNamespaceGlob, writeRuleFiles } from './ruleFiles.js';
 import { formatDuration, renderPrometheusConfig, type TargetGroups, validateTargetGroups } from './scrapeConfig.js';
 import { startAmp } from './startAmp.js';
 import { targetFilePaths, writeTargetFiles } from './targetFiles.js';
@@ -27,6 +32,11 @@ export interface StartPrometheusOptions {
    * loaded after `ruleFiles`, so a caller holding rules in code needs no file of its own (and nothing to clean up).
    */
   ruleFileContents?: Readonly<Record<string, string>>;
+  /**
+   * Rule files installed later, one per AMP rule groups namespace (`setRuleNamespace`): a directory in the data
+   * directory that the config loads with a glob. Default false.
+   */
+  ruleNamespaces?: boolean;
   /** `global.external_labels`, e.g. `{ cluster: 'twin' }` as a Prometheus that remote-writes to AMP would set. */
   externalLabels?: Record<string, string>;
   /**
@@ -63,6 +73,8 @@ export async function startPrometheus(options: StartPrometheusOptions): Promise<
     await mkdir(join(dataDir, 'targets'));
     await writeTargetFiles(targetFiles, groups);
     const ownRuleFiles = await writeRuleFiles(join(dataDir, 'rules'), options.ruleFileContents ?? {});
+    const ruleNamespaceDir = options.ruleNamespaces === true ? join(dataDir, 'rule-namespaces') : undefined;
+    if (ruleNamespaceDir !== undefined) await mkdir(ruleNamespaceDir);
     const start: ValidatedStart = {
       bin: options.bin,
       scrapeIntervalSeconds: options.scrapeIntervalSeconds,
@@ -73,7 +85,12 @@ export async function startPrometheus(options: StartPrometheusOptions): Promise<
       log,
       dataDir,
       targetFiles,
-      ruleFiles: [...(options.ruleFiles ?? []).map((file) => resolve(file)), ...ownRuleFiles],
+      ruleFiles: [
+        ...(options.ruleFiles ?? []).map((file) => resolve(file)),
+        ...ownRuleFiles,
+        ...(ruleNamespaceDir === undefined ? [] : [ruleNamespaceGlob(ruleNamespaceDir)]),
+      ],
+      ruleNamespaceDir,
     };
     return remoteWrite.ingestionLagSeconds > 0 ? await startAmp(start, remoteWrite) : await startSingle(start);
   } catch (error) {
@@ -89,19 +106,27 @@ async function startSingle(start: ValidatedStart): Promise<PrometheusInstance> {
   const logFile = join(dataDir, 'prometheus.log');
   const tsdbDir = join(dataDir, 'tsdb');
   await mkdir(tsdbDir);
-  await writeFile(
-    configFile,
-    renderPrometheusConfig({
-      scrapeIntervalSeconds: start.scrapeIntervalSeconds,
-      evaluationIntervalSeconds: start.evaluationIntervalSeconds,
-      targetFiles: start.targetFiles,
-      ruleFiles: start.ruleFiles,
-      ...(start.externalLabels ? { externalLabels: start.externalLabels } : {}),
-    }),
-  );
+  const writeQueryConfig = (alertmanagers: readonly string[]) =>
+    writeFile(
+      configFile,
+      renderPrometheusConfig({
+        scrapeIntervalSeconds: start.scrapeIntervalSeconds,
+        evaluationIntervalSeconds: start.evaluationIntervalSeconds,
+        targetFiles: start.targetFiles,
+        ruleFiles: start.ruleFiles,
+        ...(start.externalLabels ? { externalLabels: start.externalLabels } : {}),
+        alertmanagers,
+      }),
+    );
+  await writeQueryConfig([]);
   const running = await launchPrometheus({
     bin: start.bin,
-    args: [`--config.file=${configFile}`, `--storage.tsdb.path=${tsdbDir}`, '--web.enable-lifecycle'],
+    args: [
+      `--config.file=${configFile}`,
+      `--storage.tsdb.path=${tsdbDir}`,
+      '--web.enable-lifecycle',
+      `--rules.alert.resend-delay=${ALERT_RESEND_DELAY}`,
+    ],
     identity: { flag: 'storage.tsdb.path', path: tsdbDir },
     logFile,
     readyTimeoutMs: start.readyTimeoutMs,
@@ -117,6 +142,9 @@ async function startSingle(start: ValidatedStart): Promise<PrometheusInstance> {
     groups: start.groups,
     ingestion: undefined,
     reloadTargets: [{ url: running.url, role: 'Prometheus' }],
+    queryRole: 'Prometheus',
+    ruleNamespaceDir: start.ruleNamespaceDir,
+    writeQueryConfig,
     async stopParts() {
       await terminate(running.proc);
       log(`Prometheus (pid ${running.pid}) stopped`);
