@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { loadAlertEvaluatorConfig } from '../functions/alert-evaluator/config.js';
+import { loadAlertInstallerConfig } from '../functions/alert-installer/config.js';
 import { loadCalibrationConfig } from '../functions/calibration/config.js';
 import { CALIBRATION_STEPS, type CalibrationStepName } from '../shared/calibration/workflow/index.js';
 import { loadCollectorConfig } from '../functions/metrics-collector/config.js';
@@ -46,10 +47,14 @@ interface Statement {
   Condition?: Record<string, Record<string, unknown>>;
 }
 
+type Template = { Resources: Record<string, Resource>; Outputs: Record<string, Json> };
+
 let scratch: string;
-let template: { Resources: Record<string, Resource>; Outputs: Record<string, Json> };
+let template: Template;
 let templateText: string;
 let aslText: string;
+/** The template packaged with `--param alerting.engine=amp`. */
+let ampTemplate: Template;
 
 /** Linux user namespaces give osls no network at all, proving it needs none; elsewhere it runs as is. */
 function offlineCommand(command: string[]): string[] {
@@ -61,42 +66,107 @@ function offlineCommand(command: string[]): string[] {
   }
 }
 
-function resource(logicalId: string): Resource {
-  const found = template.Resources[logicalId];
-  if (found === undefined) throw new Error(`the template has no resource ${logicalId}`);
-  return found;
-}
-
-function resourcesOfType(type: string): Array<[string, Resource]> {
-  return Object.entries(template.Resources).filter(([, r]) => r.Type === type);
+/** Runs `osls package` offline into `scratch/<name>` with `params` (`--param`), and returns the template's text. */
+async function packageStack(name: string, params: string[] = []): Promise<string> {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('AWS_') && key !== 'NODE_OPTIONS'),
+  );
+  const [bin, ...args] = offlineCommand([
+    process.execPath,
+    join(ROOT, 'node_modules', 'osls', 'bin', 'serverless.js'),
+    'package',
+    '--package',
+    join(scratch, name),
+    ...params.map((param) => `--param=${param}`),
+  ]);
+  // No credentials, no ~/.aws: packaging must not call AWS.
+  await execFileAsync(bin!, args, {
+    cwd: ROOT,
+    env: { ...env, HOME: scratch },
+    maxBuffer: 16 * 1024 * 1024,
+    // Kills a stuck osls rather than leaving it behind when the hook gives up.
+    timeout: 200_000,
+  });
+  return readFile(join(scratch, name, 'cloudformation-template-update-stack.json'), 'utf8');
 }
 
 const pascal = (key: string) => key.charAt(0).toUpperCase() + key.slice(1);
 const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
 
-/** Every policy statement in the template, with where it sits. */
-function allStatements(): Array<{ where: string; statement: Statement }> {
-  const found: Array<{ where: string; statement: Statement }> = [];
-  const add = (where: string, document: unknown) => {
-    for (const statement of asArray((document as { Statement: Statement | Statement[] }).Statement))
-      found.push({ where, statement });
+/** Reading helpers over one packaged template. */
+function templateView(current: () => Template) {
+  const resource = (logicalId: string): Resource => {
+    const found = current().Resources[logicalId];
+    if (found === undefined) throw new Error(`the template has no resource ${logicalId}`);
+    return found;
   };
-  for (const [id, r] of Object.entries(template.Resources)) {
-    if (r.Type === 'AWS::IAM::Role')
-      for (const policy of (r.Properties.Policies as Array<{ PolicyName: string; PolicyDocument: unknown }>) ?? [])
-        add(`${id}.${policy.PolicyName}`, policy.PolicyDocument);
-    if (['AWS::IAM::Policy', 'AWS::IAM::ManagedPolicy'].includes(r.Type)) add(id, r.Properties.PolicyDocument);
-    if (r.Type.endsWith('Policy') && r.Properties.PolicyDocument !== undefined && !r.Type.startsWith('AWS::IAM'))
-      add(id, r.Properties.PolicyDocument);
-  }
-  return found;
+  const resourcesOfType = (type: string): Array<[string, Resource]> =>
+    Object.entries(current().Resources).filter(([, r]) => r.Type === type);
+
+  /** Every policy statement in the template, with where it sits (KMS key policies too: `keyPolicy` is true). */
+  const allStatements = (): Array<{ where: string; statement: Statement; keyPolicy: boolean }> => {
+    const found: Array<{ where: string; statement: Statement; keyPolicy: boolean }> = [];
+    const add = (where: string, document: unknown, keyPolicy = false) => {
+      for (const statement of asArray((document as { Statement: Statement | Statement[] }).Statement))
+        found.push({ where, statement, keyPolicy });
+    };
+    for (const [id, r] of Object.entries(current().Resources)) {
+      if (r.Type === 'AWS::IAM::Role')
+        for (const policy of (r.Properties.Policies as Array<{ PolicyName: string; PolicyDocument: unknown }>) ?? [])
+          add(`${id}.${policy.PolicyName}`, policy.PolicyDocument);
+      if (['AWS::IAM::Policy', 'AWS::IAM::ManagedPolicy'].includes(r.Type)) add(id, r.Properties.PolicyDocument);
+      if (r.Type.endsWith('Policy') && r.Properties.PolicyDocument !== undefined && !r.Type.startsWith('AWS::IAM'))
+        add(id, r.Properties.PolicyDocument);
+      if (r.Type === 'AWS::KMS::Key') add(id, r.Properties.KeyPolicy, true);
+    }
+    return found;
+  };
+
+  /** The Allow statements of a function's own role. */
+  const roleStatements = (roleId: string): Statement[] => {
+    const policies = resource(roleId).Properties.Policies as Array<{ PolicyDocument: { Statement: Statement[] } }>;
+    return policies.flatMap((policy) => policy.PolicyDocument.Statement);
+  };
+
+  /** The EventBridge rules whose target is function `key`. */
+  const rulesTargeting = (key: string): Resource[] =>
+    resourcesOfType('AWS::Events::Rule')
+      .filter(([, rule]) =>
+        (rule.Properties.Targets as Array<{ Arn: unknown }>).some(
+          (target) =>
+            JSON.stringify(target.Arn) === JSON.stringify({ 'Fn::GetAtt': [`${pascal(key)}LambdaFunction`, 'Arn'] }),
+        ),
+      )
+      .map(([, rule]) => rule);
+
+  /**
+   * Allow statements with a wildcard action, or Resource "*" outside WILDCARD_RESOURCE_ALLOWLIST. In a KMS key
+   * policy Resource "*" is the key itself, and WILDCARD_ACTION_ALLOWLIST names the one documented action pattern.
+   */
+  const leastPrivilegeProblems = (): string[] => {
+    const problems: string[] = [];
+    for (const { where, statement, keyPolicy } of allStatements()) {
+      if (statement.Effect !== 'Allow') continue;
+      const actions = asArray(statement.Action);
+      for (const action of actions)
+        if (action.includes('*') && !(keyPolicy && WILDCARD_ACTION_ALLOWLIST.some((entry) => entry.action === action)))
+          problems.push(`${where}: action ${action}`);
+      if (keyPolicy || !asArray(statement.Resource).includes('*')) continue;
+      for (const action of actions) {
+        const allowed = WILDCARD_RESOURCE_ALLOWLIST.find((entry) => entry.action === action);
+        if (allowed === undefined) problems.push(`${where}: ${action} on Resource "*"`);
+        else if (!Object.values(statement.Condition ?? {}).some((keys) => allowed.condition in keys))
+          problems.push(`${where}: ${action} on "*" without the ${allowed.condition} condition`);
+      }
+    }
+    return problems;
+  };
+
+  return { resource, resourcesOfType, allStatements, roleStatements, rulesTargeting, leastPrivilegeProblems };
 }
 
-/** The Allow statements of a function's own role. */
-function roleStatements(roleId: string): Statement[] {
-  const policies = resource(roleId).Properties.Policies as Array<{ PolicyDocument: { Statement: Statement[] } }>;
-  return policies.flatMap((policy) => policy.PolicyDocument.Statement);
-}
+const { resource, resourcesOfType, allStatements, roleStatements, rulesTargeting, leastPrivilegeProblems } =
+  templateView(() => template);
 
 const MAIN_FUNCTIONS = [
   { key: 'metricsCollector', handler: 'functions/metrics-collector/handler.handler' },
@@ -116,6 +186,13 @@ const ALL_FUNCTIONS = [
 ];
 
 /**
+ * The one action pattern allowed in a policy, and only in a KMS key policy: the statement AWS documents for a
+ * service publishing to an encrypted topic (AMP user guide, "Giving Amazon Managed Service for Prometheus permission
+ * to send alert messages to your Amazon SNS topic"; SNS developer guide, "Key management").
+ */
+const WILDCARD_ACTION_ALLOWLIST = [{ action: 'kms:GenerateDataKey*' }] as const;
+
+/**
  * Where AWS allows no narrower resource than "*". Each entry: the action, the AWS reason, and the condition key
  * that must narrow it instead.
  */
@@ -131,25 +208,7 @@ const WILDCARD_RESOURCE_ALLOWLIST = [
 describe('Stack: the packaged CloudFormation template', () => {
   beforeAll(async () => {
     scratch = await mkdtemp(join(tmpdir(), 'stack-'));
-    const env = Object.fromEntries(
-      Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_') && name !== 'NODE_OPTIONS'),
-    );
-    const [bin, ...args] = offlineCommand([
-      process.execPath,
-      join(ROOT, 'node_modules', 'osls', 'bin', 'serverless.js'),
-      'package',
-      '--package',
-      join(scratch, 'package'),
-    ]);
-    // No credentials, no ~/.aws: packaging must not call AWS.
-    await execFileAsync(bin!, args, {
-      cwd: ROOT,
-      env: { ...env, HOME: scratch },
-      maxBuffer: 16 * 1024 * 1024,
-      // Kills a stuck osls rather than leaving it behind when the hook gives up.
-      timeout: 200_000,
-    });
-    templateText = await readFile(join(scratch, 'package', 'cloudformation-template-update-stack.json'), 'utf8');
+    templateText = await packageStack('package');
     template = JSON.parse(templateText) as typeof template;
     aslText = await readFile(ASL_FILE, 'utf8');
   }, 240_000);
@@ -193,16 +252,19 @@ describe('Stack: the packaged CloudFormation template', () => {
       { key: 'calibrationSweepLeases', schedule: 'rate(10 minutes)' },
     ])('schedules $key at $schedule', ({ key, schedule }) => {
       // Prepare
-      const rules = resourcesOfType('AWS::Events::Rule').filter(([, rule]) =>
-        (rule.Properties.Targets as Array<{ Arn: unknown }>).some(
-          (target) =>
-            JSON.stringify(target.Arn) === JSON.stringify({ 'Fn::GetAtt': [`${pascal(key)}LambdaFunction`, 'Arn'] }),
-        ),
-      );
+      const rules = rulesTargeting(key);
 
       // Assess
-      expect(rules.map(([, rule]) => rule.Properties.ScheduleExpression)).toEqual([schedule]);
-      expect(rules[0]?.[1].Properties.State).toBe('ENABLED');
+      expect(rules.map((rule) => rule.Properties.ScheduleExpression)).toEqual([schedule]);
+      expect(rules[0]?.Properties.State).toBe('ENABLED');
+    });
+
+    it('has no alert-installer, alert topic key or topic policy with the default engine (lambda)', () => {
+      expect(template.Resources.AlertInstallerLambdaFunction).toBeUndefined();
+      // The one key is the operations topic's (CloudWatch alarms cannot use aws/sns).
+      expect(resourcesOfType('AWS::KMS::Key').map(([id]) => id)).toEqual(['OperationsTopicKey']);
+      expect(resourcesOfType('AWS::SNS::TopicPolicy')).toEqual([]);
+      expect(resourcesOfType('Custom::AmpAlerting')).toEqual([]);
     });
 
     it("sends the calibration machine's ABORTED, TIMED_OUT and FAILED executions to calibrationCleanupEndedExecution", () => {
@@ -262,7 +324,8 @@ describe('Stack: the packaged CloudFormation template', () => {
         expect: (config: unknown) =>
           expect(config).toMatchObject({
             topicArn: expect.stringContaining('-preflight'),
-            settings: { controlPlaneEvaluatorEnabled: true },
+            settings: { alertingEngine: 'lambda' },
+            alertStateTable: expect.any(String),
           }),
       },
       {
@@ -437,27 +500,12 @@ describe('Stack: the packaged CloudFormation template', () => {
 
   describe('Least privilege', () => {
     it('has no Allow statement with a wildcard action, nor Resource "*" beyond the documented allowlist', () => {
-      // Prepare: Deny statements narrow access (the buckets' "refuse plain HTTP" uses s3:* on purpose), so only
-      // Allow statements are held to this.
-      const allows = allStatements().filter(({ statement }) => statement.Effect === 'Allow');
-      const problems: string[] = [];
-
-      // Act
-      for (const { where, statement } of allows) {
-        const actions = asArray(statement.Action);
-        for (const action of actions) if (action.includes('*')) problems.push(`${where}: action ${action}`);
-        if (!asArray(statement.Resource).includes('*')) continue;
-        for (const action of actions) {
-          const allowed = WILDCARD_RESOURCE_ALLOWLIST.find((entry) => entry.action === action);
-          if (allowed === undefined) problems.push(`${where}: ${action} on Resource "*"`);
-          else if (!Object.values(statement.Condition ?? {}).some((keys) => allowed.condition in keys))
-            problems.push(`${where}: ${action} on "*" without the ${allowed.condition} condition`);
-        }
-      }
-
-      // Assess
-      expect(allows.length).toBeGreaterThan(ALL_FUNCTIONS.length);
-      expect(problems).toEqual([]);
+      // Deny statements narrow access (the buckets' "refuse plain HTTP" uses s3:* on purpose), so only Allow
+      // statements are held to this.
+      expect(allStatements().filter(({ statement }) => statement.Effect === 'Allow').length).toBeGreaterThan(
+        ALL_FUNCTIONS.length,
+      );
+      expect(leastPrivilegeProblems()).toEqual([]);
     });
 
     it('attaches no managed policies (they grant more than any one function needs)', () => {
@@ -473,12 +521,26 @@ describe('Stack: the packaged CloudFormation template', () => {
       },
       {
         key: 'alertEvaluator',
-        actions: ['aps:QueryMetrics', 'dynamodb:Query', 'dynamodb:Query', 'dynamodb:UpdateItem', 'sns:Publish'],
+        actions: [
+          'aps:QueryMetrics',
+          'cloudwatch:PutMetricData',
+          'dynamodb:Query',
+          'dynamodb:Query',
+          'dynamodb:UpdateItem',
+          'sns:Publish',
+        ],
       },
       { key: 'slackNotifier', actions: ['secretsmanager:GetSecretValue', 'sqs:SendMessage'] },
       {
         key: 'preflight',
-        actions: ['aps:ListRules', 'aps:QueryMetrics', 'dynamodb:Query', 'eks:DescribeCluster', 'sns:Publish'],
+        actions: [
+          'aps:ListRules',
+          'aps:QueryMetrics',
+          'dynamodb:GetItem',
+          'dynamodb:Query',
+          'eks:DescribeCluster',
+          'sns:Publish',
+        ],
       },
       { key: 'calibrationValidateInput', actions: [] },
       { key: 'calibrationPlanNextStep', actions: [] },
@@ -558,6 +620,269 @@ describe('Stack: the packaged CloudFormation template', () => {
         expect(['AlertTopic', 'CalibrationTopic', 'PreflightTopic']).toContain((value as { Ref: string }).Ref);
     });
   });
+
+  describe('Alarms and the operations topic', () => {
+    const OPERATIONS = { Ref: 'OperationsTopic' };
+    const alarms = (): Json[] => resourcesOfType('AWS::CloudWatch::Alarm').map(([, r]) => r.Properties);
+
+    it('has an Errors alarm for every function, on its own name, at the first error in 5 minutes', () => {
+      // Prepare
+      const errors = alarms().filter((a) => a.MetricName === 'Errors');
+
+      // Assess
+      expect(
+        errors.map((a) => a.Dimensions).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+      ).toEqual(
+        ALL_FUNCTIONS.map(({ key }) => [{ Name: 'FunctionName', Value: { Ref: `${pascal(key)}LambdaFunction` } }]).sort(
+          (a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)),
+        ),
+      );
+      for (const alarm of errors)
+        expect(alarm).toMatchObject({
+          Namespace: 'AWS/Lambda',
+          Statistic: 'Sum',
+          Period: 300,
+          EvaluationPeriods: 1,
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          TreatMissingData: 'notBreaching',
+        });
+    });
+
+    it("watches the state machine's failed and timed-out executions and the Slack dead-letter queue", () => {
+      // Prepare
+      const byMetric = (name: string) => alarms().find((a) => a.MetricName === name);
+      const stateMachine = [{ Name: 'StateMachineArn', Value: { Ref: 'CalibrationStateMachine' } }];
+
+      // Assess
+      expect(byMetric('ExecutionsFailed')).toMatchObject({ Namespace: 'AWS/States', Dimensions: stateMachine });
+      expect(byMetric('ExecutionsTimedOut')).toMatchObject({ Namespace: 'AWS/States', Dimensions: stateMachine });
+      expect(byMetric('ApproximateNumberOfMessagesVisible')).toMatchObject({
+        Namespace: 'AWS/SQS',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': ['SlackNotifierDeadLetterQueue', 'QueueName'] } }],
+        Statistic: 'Maximum',
+        Threshold: 1,
+        // An idle queue stops reporting while its dead letters wait: the alarm stays in ALARM.
+        TreatMissingData: 'ignore',
+      });
+    });
+
+    it('alarms on a missing evaluator heartbeat, missing data breaching, on the metric the evaluator publishes', () => {
+      // Prepare
+      const heartbeat = resource('EvaluatorHeartbeatAlarm').Properties;
+      const evaluator = (resource('AlertEvaluatorLambdaFunction').Properties.Environment as { Variables: Json })
+        .Variables;
+
+      // Assess
+      expect(heartbeat).toMatchObject({
+        AlarmName: 'vllm-eks-pilot-dev-evaluator-heartbeat',
+        Namespace: DEFAULTS.namespace,
+        MetricName: 'EvaluatorCycles',
+        Dimensions: [{ Name: 'Stage', Value: 'dev' }],
+        Statistic: 'Sum',
+        Period: 60,
+        EvaluationPeriods: 3,
+        DatapointsToAlarm: 3,
+        Threshold: 1,
+        ComparisonOperator: 'LessThanThreshold',
+        TreatMissingData: 'breaching',
+      });
+      expect(evaluator).toMatchObject({
+        CLOUDWATCH_NAMESPACE: DEFAULTS.namespace,
+        STAGE: 'dev',
+        EVALUATION_INTERVAL_SECONDS: '15',
+        SCHEDULE_PERIOD_SECONDS: '60',
+      });
+      // Four cycles: the last starts 45 s in and needs 20 s (queries, then the 15 s margin to publish).
+      expect(resource('AlertEvaluatorLambdaFunction').Properties.Timeout).toBeGreaterThanOrEqual(65);
+    });
+
+    it('publishes every alarm, ALARM and OK, to the operations topic, encrypted with a key CloudWatch may use', () => {
+      // Prepare
+      const key = resource('OperationsTopicKey').Properties;
+      const statements = (key.KeyPolicy as { Statement: Statement[] }).Statement;
+      const cloudWatch = statements.find((s) =>
+        JSON.stringify((s as unknown as { Principal: unknown }).Principal).includes('cloudwatch.amazonaws.com'),
+      );
+
+      // Assess
+      expect(alarms().length).toBe(ALL_FUNCTIONS.length + 4);
+      for (const alarm of alarms())
+        expect(alarm).toMatchObject({ ActionsEnabled: true, AlarmActions: [OPERATIONS], OKActions: [OPERATIONS] });
+      expect(resource('OperationsTopic').Properties).toEqual({
+        TopicName: 'vllm-eks-pilot-dev-operations',
+        KmsMasterKeyId: { Ref: 'OperationsTopicKey' },
+      });
+      expect(key.EnableKeyRotation).toBe(true);
+      expect(cloudWatch).toMatchObject({ Effect: 'Allow', Action: ['kms:GenerateDataKey', 'kms:Decrypt'] });
+      expect(template.Outputs.OperationsTopicArn).toMatchObject({ Value: OPERATIONS });
+    });
+  });
+
+  describe('With alerting.engine amp', () => {
+    const amp = templateView(() => ampTemplate);
+    const fromThisWorkspace = {
+      StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+      ArnEquals: { 'aws:SourceArn': { 'Fn::Sub': expect.stringMatching(/:workspace\/ws-0{8}-0{4}-0{4}-0{4}-0{12}$/) } },
+    };
+
+    beforeAll(async () => {
+      ampTemplate = JSON.parse(await packageStack('package-amp', ['alerting.engine=amp'])) as Template;
+    }, 240_000);
+
+    it('has the alert-installer with its own role, hourly, and turns the evaluator schedule off', () => {
+      // Prepare
+      const fn = amp.resource('AlertInstallerLambdaFunction');
+      const variables = (fn.Properties.Environment as { Variables: Json }).Variables;
+
+      // Assess
+      expect(fn.Properties.Handler).toBe('functions/alert-installer/handler.handler');
+      expect(fn.Properties.Role).toEqual({ 'Fn::GetAtt': ['AlertInstallerRole', 'Arn'] });
+      expect(variables).toMatchObject({
+        AMP_WORKSPACE_ID: DEFAULTS.workspaceId,
+        AMP_RULE_NAMESPACE: 'vllm-eks-pilot-dev',
+        ALERT_TOPIC_ARN: { Ref: 'AlertTopic' },
+      });
+      expect(amp.rulesTargeting('alertInstaller').map((rule) => rule.Properties)).toEqual([
+        expect.objectContaining({ ScheduleExpression: 'rate(1 hour)', State: 'ENABLED' }),
+      ]);
+      expect(amp.rulesTargeting('alertEvaluator').map((rule) => rule.Properties.State)).toEqual(['DISABLED']);
+      expect(amp.resourcesOfType('AWS::IAM::Role')).toHaveLength(ALL_FUNCTIONS.length + 2);
+    });
+
+    it('gives the installer an environment its configuration loader accepts', () => {
+      // Prepare
+      const variables = (amp.resource('AlertInstallerLambdaFunction').Properties.Environment as { Variables: Json })
+        .Variables;
+      const topicArn = 'arn:aws:sns:us-east-2:123456789012:vllm-eks-pilot-dev-alerts';
+      const env = Object.fromEntries(
+        Object.entries(variables).map(([k, v]) => [k, typeof v === 'string' ? v : topicArn]),
+      );
+
+      // Act
+      const config = loadAlertInstallerConfig({ ...env, AWS_REGION: 'us-east-2' });
+
+      // Assess
+      expect(config).toMatchObject({ ruleNamespace: 'vllm-eks-pilot-dev', topicArn, waitTimeoutMs: 240_000 });
+    });
+
+    it('lets the installer do only the six install calls and the two deletes, on its namespace and workspace', () => {
+      // Prepare
+      const statements = amp.roleStatements('AlertInstallerRole').filter((s) => s.Sid !== 'WriteOwnLogs');
+
+      // Assess
+      expect(statements).toEqual([
+        expect.objectContaining({
+          Action: [
+            'aps:CreateRuleGroupsNamespace',
+            'aps:DescribeRuleGroupsNamespace',
+            'aps:PutRuleGroupsNamespace',
+            'aps:DeleteRuleGroupsNamespace',
+          ],
+          Resource: {
+            'Fn::Sub': expect.stringMatching(
+              new RegExp(`:rulegroupsnamespace/${DEFAULTS.workspaceId}/vllm-eks-pilot-dev$`),
+            ),
+          },
+        }),
+        expect.objectContaining({
+          Action: [
+            'aps:CreateAlertManagerDefinition',
+            'aps:DescribeAlertManagerDefinition',
+            'aps:PutAlertManagerDefinition',
+            'aps:DeleteAlertManagerDefinition',
+          ],
+          Resource: { 'Fn::Sub': expect.stringMatching(new RegExp(`:workspace/${DEFAULTS.workspaceId}$`)) },
+        }),
+      ]);
+    });
+
+    it('encrypts the alert topic with its own rotated key, which AMP (this workspace only) and the evaluator may use', () => {
+      // Prepare
+      const key = amp.resource('AlertTopicKey');
+      const statements = (key.Properties.KeyPolicy as { Statement: Statement[] }).Statement;
+      const principal = (s: Statement) => JSON.stringify((s as unknown as { Principal: unknown }).Principal);
+
+      // Assess
+      expect(amp.resource('AlertTopic').Properties.KmsMasterKeyId).toEqual({ Ref: 'AlertTopicKey' });
+      expect(key.Properties.EnableKeyRotation).toBe(true);
+      expect(statements.find((s) => principal(s).includes('aps.amazonaws.com'))).toMatchObject({
+        Effect: 'Allow',
+        Action: ['kms:GenerateDataKey*', 'kms:Decrypt'],
+        Condition: fromThisWorkspace,
+      });
+      expect(statements.find((s) => principal(s).includes('AlertEvaluatorRole'))?.Action).toEqual([
+        'kms:GenerateDataKey*',
+        'kms:Decrypt',
+      ]);
+      expect(statements.find((s) => principal(s).includes(':root'))?.Action).toEqual(
+        expect.arrayContaining(['kms:PutKeyPolicy', 'kms:ScheduleKeyDeletion']),
+      );
+    });
+
+    it('lets AMP (this account and workspace only) publish to the alert topic, and nothing else', () => {
+      // Prepare
+      const policies = amp.resourcesOfType('AWS::SNS::TopicPolicy').map(([, r]) => r.Properties);
+
+      // Assess
+      expect(policies).toEqual([
+        {
+          Topics: [{ Ref: 'AlertTopic' }],
+          PolicyDocument: {
+            Version: '2012-10-17',
+            Statement: [
+              {
+                Sid: 'AmpAlertmanagerPublishes',
+                Effect: 'Allow',
+                Principal: { Service: 'aps.amazonaws.com' },
+                Action: ['sns:Publish', 'sns:GetTopicAttributes'],
+                Resource: { Ref: 'AlertTopic' },
+                Condition: fromThisWorkspace,
+              },
+            ],
+          },
+        },
+      ]);
+    });
+
+    it('installs through the custom resource, after the topic policy, with digests that change with the rules', () => {
+      // Prepare
+      const [[, custom] = []] = amp.resourcesOfType('Custom::AmpAlerting');
+
+      // Assess
+      expect(custom).toMatchObject({
+        DependsOn: ['AlertTopicPolicy'],
+        Properties: {
+          ServiceToken: { 'Fn::GetAtt': ['AlertInstallerLambdaFunction', 'Arn'] },
+          ServiceTimeout: 360,
+          WorkspaceId: DEFAULTS.workspaceId,
+          RuleGroupsNamespace: 'vllm-eks-pilot-dev',
+          TopicArn: { Ref: 'AlertTopic' },
+          RuleGroupsSha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+          AlertManagerDefinitionSha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        },
+      });
+    });
+
+    it('has no heartbeat alarm (the evaluator does not run) but an Errors alarm for the installer', () => {
+      // Prepare
+      const alarms = amp.resourcesOfType('AWS::CloudWatch::Alarm').map(([, r]) => r.Properties);
+
+      // Assess
+      expect(alarms.find((a) => a.MetricName === 'EvaluatorCycles')).toBeUndefined();
+      expect(alarms).toContainEqual(
+        expect.objectContaining({
+          MetricName: 'Errors',
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: 'AlertInstallerLambdaFunction' } }],
+        }),
+      );
+    });
+
+    it('still has no wildcard action and no Resource "*" beyond the allowlist', () => {
+      expect(amp.allStatements().some(({ keyPolicy }) => keyPolicy)).toBe(true);
+      expect(amp.leastPrivilegeProblems()).toEqual([]);
+    });
+  });
 });
 
 describe('Function: buildStack', () => {
@@ -575,6 +900,23 @@ describe('Function: buildStack', () => {
     cloudWatchNamespace: 'vLLM/EKSPilot',
     preflightSettings: '',
   };
+
+  it.each([
+    { engine: undefined, installer: false, evaluatorScheduled: true },
+    { engine: 'lambda', installer: false, evaluatorScheduled: true },
+    { engine: 'amp', installer: true, evaluatorScheduled: false },
+  ])(
+    'with alerting.engine $engine: installer $installer, evaluator scheduled $evaluatorScheduled',
+    ({ engine, installer, evaluatorScheduled }) => {
+      // Act
+      const stack = buildStack({ ...valid, ...(engine === undefined ? {} : { alerting: { engine } }) });
+
+      // Assess
+      expect(Object.keys(stack.alertingFunctions)).toEqual(installer ? ['alertInstaller'] : []);
+      expect(stack.alertEvaluatorScheduleEnabled).toBe(evaluatorScheduled);
+      expect('AmpAlerting' in stack.resources.Resources).toBe(installer);
+    },
+  );
 
   it('gives each function only the target fields its parser accepts, and DescribeCluster every named cluster', () => {
     // Act
@@ -618,6 +960,17 @@ describe('Function: buildStack', () => {
       name: 'bad preflight settings',
       change: { preflightSettings: '{"freshnessSeconds":-1}' },
       path: 'preflightSettings',
+    },
+    { name: 'an unknown alerting engine', change: { alerting: { engine: 'prometheus' } }, path: 'alerting.engine' },
+    {
+      // Fine for the Lambda engine; AMP's Alertmanager takes 60 s to 5 days: refused at package time, not on deploy.
+      name: 'a repeat interval AMP cannot take',
+      change: {
+        alerting: { engine: 'amp' },
+        targets:
+          '[{"name":"a","cluster":"c","namespace":"d","deployment":"v","model":"m","alerts":{"repeatInterval":"10s"}}]',
+      },
+      path: 'targets',
     },
   ])('refuses $name, naming $path', ({ change, path }) => {
     // Act

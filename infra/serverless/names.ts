@@ -17,6 +17,11 @@ export const LOGICAL_IDS = {
   silencesTable: 'AlertSilencesTable',
   reportBucket: 'ReportBucket',
   reportBucketPolicy: 'ReportBucketPolicy',
+  /** `alerting.engine: amp` only: the alert topic's own KMS key (AMP cannot use alias/aws/sns), its policy for AMP. */
+  alertTopicKey: 'AlertTopicKey',
+  alertTopicPolicy: 'AlertTopicPolicy',
+  /** `alerting.engine: amp` only: the custom resource the alert-installer answers on deploy, update and removal. */
+  ampAlerting: 'AmpAlerting',
   slackDeadLetterQueue: 'SlackNotifierDeadLetterQueue',
   /** serverless-step-functions names the state machine resource by its `id` in serverless.yml. */
   stateMachine: 'CalibrationStateMachine',
@@ -26,6 +31,17 @@ export const LOGICAL_IDS = {
 /** The serverless.yml keys of the functions written out there (the calibration ones are generated). */
 export const MAIN_FUNCTIONS = ['metricsCollector', 'alertEvaluator', 'slackNotifier', 'preflight'] as const;
 export type MainFunctionKey = (typeof MAIN_FUNCTIONS)[number];
+
+/** The function that installs the AMP engine's rules and Alertmanager definition (`alerting.engine: amp` only). */
+export const ALERT_INSTALLER_FUNCTION = 'alertInstaller';
+
+/**
+ * The rule groups namespace a stage owns in the AMP workspace: `<service>-<stage>`, so two stages sharing a workspace
+ * never overwrite each other's rules (the Alertmanager definition is one per workspace: see docs/deploy.md).
+ */
+export function ampRuleNamespaceName(settings: { service: string; stage: string }): string {
+  return `${settings.service}-${settings.stage}`;
+}
 
 /** The calibration task names, in CALIBRATION_STEPS order (the state machine's order of first use). */
 export const CALIBRATION_TASKS = Object.keys(CALIBRATION_STEPS) as CalibrationStepName[];

@@ -4,7 +4,7 @@
  * own log group; test/stack.test.ts reads the packaged template back and checks it.
  */
 import type { CalibrationStepName } from '../../shared/calibration/workflow/index.js';
-import { LOGICAL_IDS, type CalibrationExtraFunction, type CfnValue } from './names.js';
+import { ampRuleNamespaceName, LOGICAL_IDS, type CalibrationExtraFunction, type CfnValue } from './names.js';
 import type { StackSettings } from './settings.js';
 
 /** An IAM policy statement as CloudFormation takes it. */
@@ -24,8 +24,17 @@ interface Capability {
 
 const sub = (text: string): CfnValue => ({ 'Fn::Sub': text });
 const arn = (logicalId: string): CfnValue => ({ 'Fn::GetAtt': [logicalId, 'Arn'] });
-const workspaceArn = (settings: StackSettings) =>
+/** The AMP workspace's ARN (IAM resources, and the aws:SourceArn AMP publishes to the alert topic with). */
+export const workspaceArn = (settings: Pick<StackSettings, 'ampRegion' | 'ampWorkspaceId'>): CfnValue =>
   sub(`arn:\${AWS::Partition}:aps:${settings.ampRegion}:\${AWS::AccountId}:workspace/${settings.ampWorkspaceId}`);
+
+// The rule groups namespace actions take the namespace as their resource, the Alertmanager definition ones the
+// workspace (Service Authorization Reference, Amazon Managed Service for Prometheus: resource types per action).
+const ruleNamespaceArn = (settings: StackSettings) =>
+  sub(
+    `arn:\${AWS::Partition}:aps:${settings.ampRegion}:\${AWS::AccountId}:rulegroupsnamespace/` +
+      `${settings.ampWorkspaceId}/${ampRuleNamespaceName(settings)}`,
+  );
 
 /** Every capability a function of this stack may hold. */
 export const CAPABILITIES = {
@@ -45,6 +54,43 @@ export const CAPABILITIES = {
       Effect: 'Allow',
       Action: ['aps:ListRules'],
       Resource: workspaceArn(settings),
+    }),
+  },
+  ampRuleGroupsInstall: {
+    why: "create, read, update and (on removal) delete this stage's own rule groups namespace, nothing else in AMP",
+    statement: (settings) => ({
+      Sid: 'InstallAmpRuleGroupsNamespace',
+      Effect: 'Allow',
+      Action: [
+        'aps:CreateRuleGroupsNamespace',
+        'aps:DescribeRuleGroupsNamespace',
+        'aps:PutRuleGroupsNamespace',
+        'aps:DeleteRuleGroupsNamespace',
+      ],
+      Resource: ruleNamespaceArn(settings),
+    }),
+  },
+  ampAlertManagerInstall: {
+    why: "create, read, update and (on removal) delete the workspace's Alertmanager definition",
+    statement: (settings) => ({
+      Sid: 'InstallAmpAlertManagerDefinition',
+      Effect: 'Allow',
+      Action: [
+        'aps:CreateAlertManagerDefinition',
+        'aps:DescribeAlertManagerDefinition',
+        'aps:PutAlertManagerDefinition',
+        'aps:DeleteAlertManagerDefinition',
+      ],
+      Resource: workspaceArn(settings),
+    }),
+  },
+  ampDescribeRuleGroups: {
+    why: "read this stage's rule groups namespace, to compare it with the generated rules (preflight, AMP engine)",
+    statement: (settings) => ({
+      Sid: 'DescribeAmpRuleGroupsNamespace',
+      Effect: 'Allow',
+      Action: ['aps:DescribeRuleGroupsNamespace'],
+      Resource: ruleNamespaceArn(settings),
     }),
   },
   eksDescribeCluster: {
@@ -89,11 +135,20 @@ export const CAPABILITIES = {
     }),
   },
   alertStateReadWrite: {
-    why: "read a target's alert states (Query) and claim/commit notifications (conditional UpdateItem)",
+    why: "read a target's alert states (Query), claim/commit notifications and record the heartbeat (conditional UpdateItem)",
     statement: () => ({
       Sid: 'ReadWriteAlertState',
       Effect: 'Allow',
       Action: ['dynamodb:Query', 'dynamodb:UpdateItem'],
+      Resource: arn(LOGICAL_IDS.alertStateTable),
+    }),
+  },
+  heartbeatRead: {
+    why: "read the alert evaluator's heartbeat item (GetItem), the Lambda engine's evidence for check 5",
+    statement: () => ({
+      Sid: 'ReadEvaluatorHeartbeat',
+      Effect: 'Allow',
+      Action: ['dynamodb:GetItem'],
       Resource: arn(LOGICAL_IDS.alertStateTable),
     }),
   },
@@ -191,10 +246,17 @@ export const REPORT_PREFIX = 'calibrations/';
 /** The four scheduled or subscribed functions. */
 export const FUNCTION_CAPABILITIES = {
   metricsCollector: ['ampQuery', 'cloudWatchPutMetricData'],
-  alertEvaluator: ['ampQuery', 'publishAlerts', 'alertStateReadWrite', 'silencesRead'],
+  // cloudWatchPutMetricData: the heartbeat metric (EvaluatorCycles), in the product's namespace only.
+  alertEvaluator: ['ampQuery', 'publishAlerts', 'alertStateReadWrite', 'silencesRead', 'cloudWatchPutMetricData'],
   slackNotifier: ['slackSecretRead', 'slackDeadLetter'],
-  preflight: ['ampQuery', 'ampListRules', 'eksDescribeCluster', 'historyRead', 'publishPreflight'],
+  preflight: ['ampQuery', 'ampListRules', 'eksDescribeCluster', 'historyRead', 'publishPreflight', 'heartbeatRead'],
 } as const satisfies Record<string, readonly CapabilityName[]>;
+
+/** The alert-installer (`alerting.engine: amp` only): the two AMP resources, nothing else. */
+export const ALERT_INSTALLER_CAPABILITIES: readonly CapabilityName[] = [
+  'ampRuleGroupsInstall',
+  'ampAlertManagerInstall',
+];
 
 /**
  * The calibration tasks, read from their code (functions/calibration/<name>.ts and the ports in deps.ts):

@@ -4,10 +4,11 @@
  */
 import * as z from 'zod';
 import { ALERT_MESSAGE_ATTRIBUTES } from '../../shared/alerts/index.js';
+import { AMP_WORKSPACE_ID } from '../../shared/alerts/amp/index.js';
 import { parseAlertTargets } from '../../shared/alerts/rules/index.js';
 import { namespaceProblem } from '../../shared/cloudwatch/index.js';
 import { ConfigInvalidError, formatPath, parseTargets, REGION, REGION_PATTERN } from '../../shared/config/index.js';
-import { parsePreflightSettings } from '../../shared/preflight/index.js';
+import { ALERTING_ENGINES, type AlertingEngine, parsePreflightSettings } from '../../shared/preflight/index.js';
 import { parsePreflightTargets } from '../../functions/preflight/config.js';
 import { StackSettingsInvalidError, type StackSettingsIssue } from './errors.js';
 
@@ -28,19 +29,24 @@ export interface StackSettings {
   cloudWatchNamespace: string;
   /** PREFLIGHT_SETTINGS as JSON, or undefined for the checks' defaults. */
   preflightSettings?: string;
+  /**
+   * The stage parameter `alerting.engine`: who evaluates the alert rules. `lambda`, the alert-evaluator on its
+   * schedule (the default); or `amp`, AMP's own ruler and Alertmanager, kept in step by the alert-installer.
+   */
+  alertingEngine: AlertingEngine;
 }
+
+const ENGINES = Object.values(ALERTING_ENGINES);
 
 /** The target fields each function's parser accepts, beyond the common ones (shared/config/targets.ts). */
 const COMMON_TARGET_FIELDS = ['name', 'cluster', 'namespace', 'deployment', 'model', 'clusterLabel'] as const;
 const TARGET_FIELDS = {
   metricsCollector: COMMON_TARGET_FIELDS,
   alertEvaluator: [...COMMON_TARGET_FIELDS, 'alerts'],
-  preflight: [...COMMON_TARGET_FIELDS, 'service', 'scaledObject'],
+  preflight: [...COMMON_TARGET_FIELDS, 'service', 'scaledObject', 'alerts'],
 } as const;
 const KNOWN_TARGET_FIELDS: ReadonlySet<string> = new Set(Object.values(TARGET_FIELDS).flat());
 
-// AMP workspace ids are "ws-" and a UUID (AMP API reference, CreateWorkspace response).
-const WORKSPACE_ID = /^ws-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 // Secrets Manager ARNs end with "-" and six random characters that IAM needs to match the secret exactly.
 const SECRET_ARN = new RegExp(
   `^arn:aws[a-z-]*:secretsmanager:${REGION_PATTERN}:\\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$`,
@@ -72,7 +78,7 @@ const inputSchema = z.strictObject({
     error: 'must be 1-41 letters, digits or "-", starting with a letter',
   }),
   targets: jsonOrValue('a JSON array of targets'),
-  ampWorkspaceId: z.string({ error: 'is required: the AMP workspace id (ws-...)' }).regex(WORKSPACE_ID, {
+  ampWorkspaceId: z.string({ error: 'is required: the AMP workspace id (ws-...)' }).regex(AMP_WORKSPACE_ID, {
     error: 'must be an AMP workspace id: ws-<uuid>, e.g. ws-b226cc2a-a446-46a9-933a-ac50479a5568',
   }),
   ampRegion: z.string({ error: 'is required: the AMP workspace region' }).regex(REGION, {
@@ -87,6 +93,16 @@ const inputSchema = z.strictObject({
   slackFilterPolicy: jsonOrValue('an SNS filter policy object').optional(),
   cloudWatchNamespace: z.string({ error: 'is required: the CloudWatch namespace of the metrics' }),
   preflightSettings: jsonOrValue('a JSON object of preflight settings').optional(),
+  // serverless.yml passes the parameter `alerting.engine` as `alerting: { engine }`, so an issue reads `alerting.engine`.
+  // Its default (`lambda`) is written in serverless.yml `params.default`; absent here (a caller building the stack
+  // itself), it is the same.
+  alerting: z
+    .strictObject({
+      engine: z.enum(ENGINES, {
+        error: `must be one of ${ENGINES.join(', ')} (who evaluates the alert rules: the Lambda evaluator, or AMP's ruler and Alertmanager)`,
+      }),
+    })
+    .optional(),
 });
 
 /** Parses the stage parameters; throws StackSettingsInvalidError naming every bad parameter at once. */
@@ -125,6 +141,7 @@ export function parseStackSettings(input: unknown): StackSettings {
     ...(slackFilterPolicy === undefined ? {} : { slackFilterPolicy }),
     cloudWatchNamespace: vars.cloudWatchNamespace,
     ...(preflightSettings === undefined ? {} : { preflightSettings }),
+    alertingEngine: vars.alerting?.engine ?? ALERTING_ENGINES.lambda,
   };
 }
 

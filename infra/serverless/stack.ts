@@ -7,7 +7,12 @@ import { CALIBRATION_STEPS, ENDED_WITHOUT_CLEANUP } from '../../shared/calibrati
 import { ALERT_SILENCES_TABLE, SILENCE_KEY } from '../../shared/alerts/silences/index.js';
 import { ALERT_STATE_KEY, ALERT_STATE_TABLE } from '../../shared/alerts/state/index.js';
 import { CALIBRATION_HISTORY_TABLE } from '../../shared/calibration/history/index.js';
+import { ampDataDigest, desiredAmpAlerting } from '../../shared/alerts/amp/index.js';
+import { AlertExportInvalidError } from '../../shared/alerts/index.js';
+import { parseAlertTargets } from '../../shared/alerts/rules/index.js';
 import {
+  ALERT_INSTALLER_FUNCTION,
+  ampRuleNamespaceName,
   CALIBRATION_EXTRA_FUNCTIONS,
   CALIBRATION_TASKS,
   calibrationFunctionKey,
@@ -19,13 +24,17 @@ import {
   type CfnValue,
 } from './names.js';
 import {
+  ALERT_INSTALLER_CAPABILITIES,
   CALIBRATION_CAPABILITIES,
   CALIBRATION_EXTRA_CAPABILITIES,
   FUNCTION_CAPABILITIES,
   lambdaRole,
   stateMachineRole,
+  workspaceArn,
   type CapabilityName,
 } from './permissions.js';
+import { operationsOutputs, operationsResources } from './alarms.js';
+import { StackSettingsInvalidError } from './errors.js';
 import { parseStackSettings, type StackSettings } from './settings.js';
 
 /** The calibration functions' Lambda settings: each task is short (the ASL bounds every Task at 300 s). */
@@ -36,6 +45,10 @@ export interface BuiltStack {
   settings: StackSettings;
   /** `functions:` entries of the calibration tasks. */
   calibrationFunctions: Record<string, Record<string, unknown>>;
+  /** `functions:` entries of the alerting engine: the alert-installer with `alerting.engine: amp`, else none. */
+  alertingFunctions: Record<string, Record<string, unknown>>;
+  /** Whether the alert-evaluator's schedule runs: only with `alerting.engine: lambda` (AMP evaluates otherwise). */
+  alertEvaluatorScheduleEnabled: boolean;
   /** `resources:` (Resources and Outputs) the stack defines itself. */
   resources: { Resources: Record<string, unknown>; Outputs: Record<string, unknown> };
   /** CloudFormation substitutes these into the ASL file's `${...}` placeholders (DefinitionSubstitutions). */
@@ -53,10 +66,23 @@ export interface BuiltStack {
 export function buildStack(input: unknown): BuiltStack {
   const settings = parseStackSettings(input);
   const calibrationKeys = CALIBRATION_TASKS.map(calibrationFunctionKey);
+  const amp = settings.alertingEngine === 'amp' ? ampDigests(settings) : undefined;
   return {
     settings,
     calibrationFunctions: calibrationFunctions(),
-    resources: { Resources: resources(settings), Outputs: outputs() },
+    alertingFunctions: amp === undefined ? {} : { [ALERT_INSTALLER_FUNCTION]: alertInstallerFunction() },
+    alertEvaluatorScheduleEnabled: settings.alertingEngine === 'lambda',
+    resources: {
+      Resources: {
+        ...resources(settings),
+        // The alarms on the control plane itself and their operations topic (alarms.ts).
+        ...operationsResources(settings, {
+          extraFunctionKeys: amp === undefined ? [] : [ALERT_INSTALLER_FUNCTION],
+          keyAdminActions: ALERT_TOPIC_KEY_ADMIN_ACTIONS,
+        }),
+      },
+      Outputs: { ...outputs(), ...operationsOutputs() },
+    },
     definitionSubstitutions: {
       ...Object.fromEntries(
         CALIBRATION_TASKS.map((task) => [
@@ -123,6 +149,7 @@ export function buildStack(input: unknown): BuiltStack {
     for (const task of CALIBRATION_TASKS) addRole(calibrationFunctionKey(task), CALIBRATION_CAPABILITIES[task]);
     for (const name of CALIBRATION_EXTRA_FUNCTIONS)
       addRole(calibrationFunctionKey(name), CALIBRATION_EXTRA_CAPABILITIES[name]);
+    if (amp !== undefined) addRole(ALERT_INSTALLER_FUNCTION, ALERT_INSTALLER_CAPABILITIES);
     roles[LOGICAL_IDS.stateMachineRole] = stateMachineRole(calibrationKeys.map(lambdaLogicalId));
 
     const topic = (name: string) => ({
@@ -134,7 +161,15 @@ export function buildStack(input: unknown): BuiltStack {
 
     return {
       ...roles,
-      [LOGICAL_IDS.alertTopic]: topic('alerts'),
+      [LOGICAL_IDS.alertTopic]:
+        amp === undefined
+          ? topic('alerts')
+          : {
+              Type: 'AWS::SNS::Topic',
+              // AMP cannot use the AWS managed key: the AMP engine's topic has its own (alertTopicKey).
+              Properties: { TopicName: topicName(settings, 'alerts'), KmsMasterKeyId: ref('alertTopicKey') },
+            },
+      ...(amp === undefined ? {} : ampAlertingResources(settings, amp)),
       [LOGICAL_IDS.calibrationTopic]: topic('calibration'),
       [LOGICAL_IDS.preflightTopic]: topic('preflight'),
       [LOGICAL_IDS.alertStateTable]: {
@@ -209,6 +244,29 @@ export function buildStack(input: unknown): BuiltStack {
           // The longest SQS allows (14 days): time to fix the webhook and replay.
           MessageRetentionPeriod: 1_209_600,
         },
+      },
+    };
+  }
+
+  /**
+   * The alert-installer: on deploy and update (the AmpAlerting custom resource) and every ALERT_INSTALL_SCHEDULE, it
+   * makes the workspace hold this stage's rule groups namespace and the Alertmanager definition.
+   */
+  function alertInstallerFunction(): Record<string, unknown> {
+    return {
+      handler: 'functions/alert-installer/handler.handler',
+      description: "Installs the alert rules and the Alertmanager definition in AMP's ruler, and repairs drift hourly",
+      role: roleLogicalId(ALERT_INSTALLER_FUNCTION),
+      // Waits for ACTIVE up to AMP_WAIT_TIMEOUT_SECONDS, and keeps time to answer CloudFormation after it.
+      timeout: ALERT_INSTALLER_TIMEOUT_SECONDS,
+      events: [{ schedule: ALERT_INSTALL_SCHEDULE }],
+      environment: {
+        TARGETS: settings.targets.alertEvaluator,
+        AMP_WORKSPACE_ID: settings.ampWorkspaceId,
+        AMP_REGION: settings.ampRegion,
+        AMP_RULE_NAMESPACE: ampRuleNamespaceName(settings),
+        ALERT_TOPIC_ARN: ref('alertTopic'),
+        AMP_WAIT_TIMEOUT_SECONDS: String(ALERT_INSTALLER_TIMEOUT_SECONDS - 60),
       },
     };
   }
@@ -288,4 +346,164 @@ export const LEASE_SWEEP_SCHEDULE = 'rate(10 minutes)';
 /** An SNS topic's name: `<service>-<stage>-<what>`, so two stages in one account never share a topic. */
 export function topicName(settings: Pick<StackSettings, 'service' | 'stage'>, what: string): string {
   return `${settings.service}-${settings.stage}-${what}`;
+}
+
+/** How often the alert-installer repairs drift in AMP (someone edited or deleted the rules or the definition). */
+export const ALERT_INSTALL_SCHEDULE = 'rate(1 hour)';
+
+/** The alert-installer's Lambda timeout: AMP usually activates in seconds; this leaves minutes for a slow day. */
+export const ALERT_INSTALLER_TIMEOUT_SECONDS = 300;
+
+/**
+ * What the key's account may do with it: administration, listed action by action (no wildcard), so that the key
+ * stays manageable through IAM (CloudFormation updating or deleting it), plus the publishing calls an operator's
+ * own IAM grant may allow (a test message). KMS key policy actions: AWS KMS Developer Guide, "Key policies".
+ */
+export const ALERT_TOPIC_KEY_ADMIN_ACTIONS = [
+  'kms:CancelKeyDeletion',
+  'kms:CreateAlias',
+  'kms:CreateGrant',
+  'kms:DeleteAlias',
+  'kms:DescribeKey',
+  'kms:DisableKey',
+  'kms:DisableKeyRotation',
+  'kms:EnableKey',
+  'kms:EnableKeyRotation',
+  'kms:GetKeyPolicy',
+  'kms:GetKeyRotationStatus',
+  'kms:ListGrants',
+  'kms:ListKeyPolicies',
+  'kms:ListKeyRotations',
+  'kms:ListResourceTags',
+  'kms:PutKeyPolicy',
+  'kms:RetireGrant',
+  'kms:RevokeGrant',
+  'kms:RotateKeyOnDemand',
+  'kms:ScheduleKeyDeletion',
+  'kms:TagResource',
+  'kms:UntagResource',
+  'kms:UpdateAlias',
+  'kms:UpdateKeyDescription',
+] as const;
+
+/**
+ * What publishing to an SSE topic takes from its key (SNS developer guide, "Key management"; AMP user guide, "Giving
+ * Amazon Managed Service for Prometheus permission to send alert messages to your Amazon SNS topic").
+ */
+export const ALERT_TOPIC_PUBLISH_KEY_ACTIONS = ['kms:GenerateDataKey*', 'kms:Decrypt'] as const;
+
+/** The digests of the desired AMP data: in the custom resource's properties, a rule change is a stack update. */
+interface AmpDigests {
+  ruleGroups: string;
+  alertManagerDefinition: string;
+}
+
+/**
+ * Builds the AMP data at package time, as the installer will: a rule AMP would refuse (a name too long, a repeat
+ * interval AMP cannot take) fails `osls package` naming it, and the digests trigger the custom resource on change.
+ */
+function ampDigests(settings: StackSettings): AmpDigests {
+  try {
+    const desired = desiredAmpAlerting({
+      targets: parseAlertTargets(settings.targets.alertEvaluator),
+      namespace: ampRuleNamespaceName(settings),
+      // The real ARN is a property of its own (TopicArn); a stand-in of the same shape gives the same digest inputs.
+      topicArn: `arn:aws:sns:${settings.ampRegion}:000000000000:${topicName(settings, 'alerts')}`,
+      topicRegion: settings.ampRegion,
+    });
+    return {
+      ruleGroups: ampDataDigest(desired.ruleGroupsNamespace.data),
+      alertManagerDefinition: ampDataDigest(desired.alertManagerDefinition.data),
+    };
+  } catch (error) {
+    if (!(error instanceof AlertExportInvalidError)) throw error;
+    throw new StackSettingsInvalidError([{ path: 'targets', message: `alerting.engine amp: ${error.message}` }], {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * The AMP engine's resources: the alert topic's KMS key (AMP may use it, and the evaluator, which can still be
+ * invoked by hand), the topic policy letting this workspace publish, and the custom resource the installer answers.
+ * Both AMP grants are confined to this account and workspace (aws:SourceAccount, aws:SourceArn: confused-deputy
+ * prevention, as the AMP user guide shows).
+ */
+function ampAlertingResources(settings: StackSettings, digests: AmpDigests): Record<string, unknown> {
+  const fromThisWorkspace = {
+    StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+    ArnEquals: { 'aws:SourceArn': workspaceArn(settings) },
+  };
+  const ampPrincipal = { Service: 'aps.amazonaws.com' };
+  return {
+    [LOGICAL_IDS.alertTopicKey]: {
+      Type: 'AWS::KMS::Key',
+      Properties: {
+        Description: `${topicName(settings, 'alerts')}: encrypts the alert topic; AMP's Alertmanager may publish`,
+        EnableKeyRotation: true,
+        KeyPolicy: {
+          Version: '2012-10-17',
+          Statement: [
+            {
+              Sid: 'AccountAdministersAndDelegates',
+              Effect: 'Allow',
+              Principal: { AWS: { 'Fn::Sub': 'arn:${AWS::Partition}:iam::${AWS::AccountId}:root' } },
+              Action: [...ALERT_TOPIC_KEY_ADMIN_ACTIONS, ...ALERT_TOPIC_PUBLISH_KEY_ACTIONS],
+              // In a key policy, "*" is this key.
+              Resource: '*',
+            },
+            {
+              Sid: 'AlertEvaluatorPublishes',
+              Effect: 'Allow',
+              Principal: { AWS: { 'Fn::GetAtt': [roleLogicalId('alertEvaluator'), 'Arn'] } },
+              Action: [...ALERT_TOPIC_PUBLISH_KEY_ACTIONS],
+              Resource: '*',
+            },
+            {
+              Sid: 'AmpAlertmanagerPublishes',
+              Effect: 'Allow',
+              Principal: ampPrincipal,
+              Action: [...ALERT_TOPIC_PUBLISH_KEY_ACTIONS],
+              Resource: '*',
+              Condition: fromThisWorkspace,
+            },
+          ],
+        },
+      },
+    },
+    [LOGICAL_IDS.alertTopicPolicy]: {
+      Type: 'AWS::SNS::TopicPolicy',
+      Properties: {
+        Topics: [{ Ref: LOGICAL_IDS.alertTopic }],
+        PolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [
+            {
+              Sid: 'AmpAlertmanagerPublishes',
+              Effect: 'Allow',
+              Principal: ampPrincipal,
+              Action: ['sns:Publish', 'sns:GetTopicAttributes'],
+              Resource: { Ref: LOGICAL_IDS.alertTopic },
+              Condition: fromThisWorkspace,
+            },
+          ],
+        },
+      },
+    },
+    [LOGICAL_IDS.ampAlerting]: {
+      Type: 'Custom::AmpAlerting',
+      // AMP may publish before the first alert fires.
+      DependsOn: [LOGICAL_IDS.alertTopicPolicy],
+      Properties: {
+        ServiceToken: { 'Fn::GetAtt': [lambdaLogicalId(ALERT_INSTALLER_FUNCTION), 'Arn'] },
+        // A Lambda that never answers fails the stack after this, not after CloudFormation's hour.
+        ServiceTimeout: ALERT_INSTALLER_TIMEOUT_SECONDS + 60,
+        WorkspaceId: settings.ampWorkspaceId,
+        RuleGroupsNamespace: ampRuleNamespaceName(settings),
+        TopicArn: { Ref: LOGICAL_IDS.alertTopic },
+        RuleGroupsSha256: digests.ruleGroups,
+        AlertManagerDefinitionSha256: digests.alertManagerDefinition,
+      },
+    },
+  };
 }

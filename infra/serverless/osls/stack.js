@@ -12,7 +12,7 @@ function stack({ resolveConfigurationProperty }) {
     return buildStack(await resolveConfigurationProperty(['custom', 'stack']));
   })().catch((error) => {
     // Bad stage parameters: one line naming each, printed once, then exit. Thrown, osls would print the error with
-    // its stack for every `${file(...)}` that reads this file (nine times).
+    // its stack for every `${file(...)}` that reads this file.
     if (error?.name === 'StackSettingsInvalidError') {
       process.stderr.write(`vllm-eks-pilot: ${error.message.replace(/\s*\n\s*/g, ' ')}\n`);
       process.exit(1);
@@ -28,6 +28,8 @@ const piece = (name) => async (context) => (await stack(context))[name];
 
 module.exports = {
   calibrationFunctions: piece('calibrationFunctions'),
+  alertingFunctions: piece('alertingFunctions'),
+  alertEvaluatorScheduleEnabled: piece('alertEvaluatorScheduleEnabled'),
   resources: piece('resources'),
   definitionSubstitutions: piece('definitionSubstitutions'),
   slackSubscription: piece('slackSubscription'),
