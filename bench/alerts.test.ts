@@ -62,6 +62,8 @@ describe('Function: benchAlertSettings', () => {
       VLLMGPUMemoryCritical: { forSeconds: 60, windowSeconds: 0 },
       VLLMKVCacheFull: { forSeconds: 30, windowSeconds: 0 },
       VLLMPreemptionSpike: { forSeconds: 0, windowSeconds: 300 },
+      VLLMKVCacheHigh: { forSeconds: 120, windowSeconds: 0 },
+      VLLMMetricsAbsent: { forSeconds: 300, windowSeconds: 0 },
     });
     for (const name of ALERT_NAMES) expect(parsed.rules[name]).toMatchObject({ enabled: true, ...timings[name] });
   });
@@ -72,6 +74,8 @@ describe('Function: benchAlertSettings', () => {
     { name: 'VLLMGPUMemoryCritical', forSeconds: 6, windowSeconds: 0, threshold: 0.95 },
     { name: 'VLLMKVCacheFull', forSeconds: 3, windowSeconds: 0, threshold: 0.95 },
     { name: 'VLLMPreemptionSpike', forSeconds: 0, windowSeconds: 30, threshold: 5 },
+    { name: 'VLLMKVCacheHigh', forSeconds: 12, windowSeconds: 0, threshold: 0.8 },
+    { name: 'VLLMMetricsAbsent', forSeconds: 30, windowSeconds: 0, threshold: 0 },
   ])('quick: $name runs with for $forSeconds s and window $windowSeconds s, threshold unchanged', (row) => {
     // Act
     const { input, timings } = benchAlertSettings('quick');

@@ -1,7 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import * as z from 'zod';
 import {
+  AWS_EVALUATOR_CADENCE,
   type AlertEvaluatorRun,
+  type EvaluatorCadence,
   type FaultRequest,
   type LoadSummary,
   type Profile,
@@ -30,20 +32,32 @@ import {
   parseAlertSettings,
   ruleByName,
 } from '../shared/alerts/rules/index.js';
+import { parse as parseYaml } from 'yaml';
+import { ampRuleGroupsNamespaceData } from '../shared/alerts/export/index.js';
 import { quantile } from '../shared/util/index.js';
 import { BenchError } from './errors.js';
 
 /**
- * The alerting part of `npm run bench`: on the twin, each of the guide's five alerts is tripped by its fault, and the
- * REAL alert-evaluator handler (cli/twinAlerts.ts), run on a schedule, reports it to the twin's SNS topic. Measured:
- * fault onset → first firing message, and fault cleared → resolved message; then the PromQL cost of one evaluation
- * cycle as Prometheus reports it (`stats=all`: samples touched). Nothing is asserted.
+ * The alerting part of `npm run bench`: on the twin, each of the guide's alerts is tripped by its fault, and the REAL
+ * alert-evaluator handler, invoked on its production cadence (one invocation per schedule period, four cycles an
+ * evaluation interval apart), reports it to the twin's SNS topic. Measured: fault onset → first firing message, and
+ * fault cleared → resolved message, on a lag-free twin and on one with AMP's ingestion lag; then the PromQL cost of one
+ * evaluation cycle as Prometheus reports it (`stats=all`: samples touched). Nothing is asserted; the figures say
+ * whether detection is within `for` + DETECTION_BUDGET_S (issue 16).
  */
 
 /** How `--quick` shrinks the guide's `for` durations and rate windows. */
 export const QUICK_SCALE = 10;
-/** The schedule the deployed evaluator runs on (EventBridge, every minute). */
-export const PRODUCTION_INTERVAL_S = 60;
+/** The schedule the deployed evaluator runs on (EventBridge, every minute), and its interval between cycles. */
+export const PRODUCTION_INTERVAL_S = AWS_EVALUATOR_CADENCE.schedulePeriodSeconds;
+export const PRODUCTION_EVALUATION_INTERVAL_S = AWS_EVALUATOR_CADENCE.intervalSeconds;
+/** Issue 16's promise on a lag-free twin: a firing message at most `for` + this many seconds after the onset. */
+export const DETECTION_BUDGET_S = 20;
+/**
+ * AMP's ingestion lag in the lagged run: AWS says samples may arrive up to about a minute late (DESIGN.md); the bench
+ * assumes 30 s ± 15 s in guide mode, divided by QUICK_SCALE in quick mode.
+ */
+export const LAGGED_AMP = { ingestionLagSeconds: 30, ingestionJitterSeconds: 15 } as const;
 /** Requests/s of the light load sent through the latency twin's Service (1 per Pod with its 2 Pods). */
 export const LATENCY_LOAD_RPS = 2;
 
@@ -51,23 +65,23 @@ export const LATENCY_LOAD_RPS = 2;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** Which alert instance a fault produces, and so which labels of a message name the faulted Pod. */
-type InstanceKey = 'pod' | 'gpu' | 'model';
+type InstanceKey = 'pod' | 'gpu' | 'model' | 'target';
 
 /** One alert and the fault that trips it. */
 export interface AlertScenario {
   alertname: AlertName;
   /** The Pod fault without its Pod (the bench picks one Pod per fault; the world faults take none). */
-  fault: DistributiveOmit<
-    Exclude<FaultRequest, { kind: 'amp-outage' | 'scrape-gap' | 'pod-replace' | 'pod-crash' }>,
-    'pod'
-  >;
+  fault: DistributiveOmit<Exclude<FaultRequest, { kind: 'amp-outage' | 'pod-replace' | 'pod-crash' }>, 'pod'>;
   instance: InstanceKey;
   /**
    * `concurrent` faults run at the same time on different Pods: none of them moves another alert's value. The
    * latency fault runs `alone` on a twin of its own: it needs load through the Service, which would reach the other
-   * faulted Pods (and their flood of requests would sit in its latency window).
+   * faulted Pods (and their flood of requests would sit in its latency window). The absent-series fault runs `alone`
+   * after it on that twin, on every Pod at once (the target's series must all be gone).
    */
   phase: 'concurrent' | 'alone';
+  /** The fault goes to every Pod of the twin (default: one). */
+  everyPod?: boolean;
 }
 
 /**
@@ -99,6 +113,21 @@ export const ALERT_SCENARIOS: readonly AlertScenario[] = [
     fault: { kind: 'preemption-storm', rate: 12 },
     instance: 'pod',
     phase: 'concurrent',
+  },
+  // Above 80 % and below 95 %: the early warning, not inhibited by VLLMKVCacheFull.
+  {
+    alertname: 'VLLMKVCacheHigh',
+    fault: { kind: 'kv-cache-pressure', fraction: 0.88 },
+    instance: 'pod',
+    phase: 'concurrent',
+  },
+  // Every Pod's /metrics answers 503 until the alert fired: the target's vLLM series are gone.
+  {
+    alertname: 'VLLMMetricsAbsent',
+    fault: { kind: 'scrape-gap', seconds: 600 },
+    instance: 'target',
+    phase: 'alone',
+    everyPod: true,
   },
 ];
 
@@ -261,6 +290,15 @@ export interface AlertTiming {
   onsetToFiringS: number | null;
   /** onsetToFiringS − forSeconds: how long the value took to cross, plus scrape, subquery step and schedule. */
   afterForS: number | null;
+  /**
+   * When the rule's condition first held (the exported rule's expression over the twin's Prometheus, 1 s steps),
+   * seconds after the onset: a rate window filling or slow requests finishing take this long before `for` starts.
+   */
+  conditionAfterOnsetS: number | null;
+  /** Firing message − (condition onset + `for`): what the evaluation cadence, scrape and AMP's lag add. */
+  detectionS: number | null;
+  /** detectionS <= DETECTION_BUDGET_S (null when no message arrived or the condition onset is unknown). */
+  withinBudget: boolean | null;
   /** The fault is cleared as soon as the firing message arrived. */
   clearToResolvedS: number | null;
   notes: string[];
@@ -287,8 +325,13 @@ export interface AlertCycleCost {
 export interface EvaluatorScheduleStats {
   /** Which twin: `faults` (the concurrent faults) or `latency`. */
   twin: BenchTwinRole;
+  /** Seconds between invocations (the schedule period) and between the cycles of one invocation. */
   intervalS: number;
+  evaluationIntervalS: number;
   runs: number;
+  /** Evaluation cycles the invocations ran, and the invocations that stopped early (the remaining time). */
+  cycles: number;
+  stoppedEarly: number;
   /** Ticks that found the previous run still going (EventBridge would have started a second invocation). */
   skippedTicks: number;
   /** Runs that threw or reported a failed target, a failed rule or a failed send. */
@@ -304,7 +347,16 @@ export interface EvaluatorScheduleStats {
  */
 export type BenchTwinRole = 'faults' | 'latency';
 
+/** The same scenarios on a twin with AMP's ingestion lag, beside the lag-free figures. */
+export interface LaggedAlertRun {
+  amp: { ingestionLagSeconds: number; ingestionJitterSeconds: number };
+  timings: AlertTiming[];
+  evaluators: EvaluatorScheduleStats[];
+}
+
 export interface AlertBenchResult {
+  /** Which engine evaluated: the alert-evaluator Lambda (the AMP engine's figures come from its own run). */
+  engine: 'lambda';
   profile: string;
   vllmVersion: string;
   /** Replicas of each twin. */
@@ -312,7 +364,12 @@ export interface AlertBenchResult {
   mode: AlertBenchMode;
   quickScale: number | undefined;
   productionIntervalS: number;
+  /** The cadence the evaluator ran with: cycles `evaluationIntervalS` apart, invocations `schedulePeriodS` apart. */
+  cadence: { evaluationIntervalS: number; schedulePeriodS: number };
+  /** On a lag-free twin (AMP's ingestion lag 0). */
   timings: AlertTiming[];
+  /** The same on a twin with AMP's lag (LAGGED_AMP), or undefined when the lagged run was not made. */
+  lagged: LaggedAlertRun | undefined;
   /** Measured on the `faults` twin: the run's settings; in quick mode also the guide's. */
   cost: AlertCycleCost[];
   evaluators: EvaluatorScheduleStats[];
@@ -330,15 +387,33 @@ export interface AlertBenchResult {
 }
 
 export interface AlertBenchOptions {
-  /** The profile of both twins (their replica counts are the bench's). */
+  /** The profile of both twins (their replica counts and AMP lag are the bench's). */
   profile: Profile;
   mode: AlertBenchMode;
-  /** Seconds between two evaluator runs. */
-  evalIntervalS: number;
+  /**
+   * Seconds between two evaluation cycles; an invocation runs four of them (the production schedule is four 15 s
+   * cycles a minute). Default: 15 in guide mode, 15 / QUICK_SCALE (rounded up) in quick mode.
+   */
+  evalIntervalS?: number;
+  /** Also run the scenarios on a twin with AMP's lag (LAGGED_AMP). Default true. */
+  lagged?: boolean;
   log: (line: string) => void;
 }
 
-/** Replicas of each twin: one Pod per concurrent fault; two behind the Service for the latency fault. */
+/** Cycles one invocation runs, as in production (rate(1 minute), every 15 s). */
+const CYCLES_PER_INVOCATION = AWS_EVALUATOR_CADENCE.schedulePeriodSeconds / AWS_EVALUATOR_CADENCE.intervalSeconds;
+
+/** The cadence of a bench run: `intervalS` between cycles, four cycles per invocation. */
+export function benchCadence(mode: AlertBenchMode, intervalS?: number): EvaluatorCadence {
+  const interval =
+    intervalS ??
+    (mode === 'guide'
+      ? AWS_EVALUATOR_CADENCE.intervalSeconds
+      : Math.ceil(AWS_EVALUATOR_CADENCE.intervalSeconds / QUICK_SCALE));
+  return { intervalSeconds: interval, schedulePeriodSeconds: interval * CYCLES_PER_INVOCATION };
+}
+
+/** Replicas of each twin: one Pod per concurrent fault; two behind the Service for the faults run alone. */
 export const ALERT_BENCH_REPLICAS: Readonly<Record<BenchTwinRole, number>> = {
   faults: ALERT_SCENARIOS.filter((s) => s.phase === 'concurrent').length,
   latency: 2,
@@ -351,16 +426,22 @@ const MAX_BASELINE_S = 60;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const tenths = (seconds: number) => Math.round(seconds * 10) / 10;
 
-/** Runs the evaluator every `intervalS` at fixed times, as EventBridge does; never two runs of its own at once. */
+/**
+ * Invokes the evaluator every `cadence.schedulePeriodSeconds` at fixed times, as EventBridge does; each invocation runs
+ * its cycles itself. Never two invocations of its own at once (a tick that finds one running is counted as skipped).
+ */
 function startSchedule(
   role: BenchTwinRole,
   run: AlertEvaluatorRun,
-  intervalS: number,
+  cadence: EvaluatorCadence,
   log: (line: string) => void,
 ): { stop(): Promise<EvaluatorScheduleStats> } {
+  const intervalS = cadence.schedulePeriodSeconds;
   const durationsMs: number[] = [];
   let skippedTicks = 0;
   let runsWithProblems = 0;
+  let cycles = 0;
+  let stoppedEarly = 0;
   let inFlight: Promise<void> | undefined;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -379,6 +460,8 @@ function startSchedule(
         .then(
           (summary) => {
             durationsMs.push(performance.now() - began);
+            cycles += summary.cycles.length;
+            if (summary.stoppedEarly !== null) stoppedEarly += 1;
             const issues = summary.targets.flatMap((t) => [...t.problems, ...t.ruleFailures, ...t.failed]);
             if (summary.totals.failedTargets > 0 || issues.length > 0) problem(issues.join('; ') || 'failed target');
           },
@@ -400,7 +483,10 @@ function startSchedule(
       return {
         twin: role,
         intervalS,
+        evaluationIntervalS: cadence.intervalSeconds,
         runs: durationsMs.length,
+        cycles,
+        stoppedEarly,
         skippedTicks,
         runsWithProblems,
         medianMs: quantile(durationsMs, 0.5),
@@ -420,6 +506,9 @@ interface BenchTwin {
   /** Messages a scenario accounted for (the rest are "other notifications"). */
   explained: Set<string>;
   timings: Record<AlertName, RuleTiming>;
+  /** The alert settings the evaluator runs with (the bench's `for` and windows). */
+  settingsInput: AlertSettingsInput;
+  /** The schedule period: a message can wait this long for the invocation that sends it. */
   evalIntervalS: number;
   log: (line: string) => void;
   /** Stops the schedule and the subscription (once), returning the schedule's figures. */
@@ -431,7 +520,7 @@ async function startBenchTwin(
   role: BenchTwinRole,
   profile: Profile,
   settings: { input: AlertSettingsInput; timings: Record<AlertName, RuleTiming> },
-  evalIntervalS: number,
+  cadence: EvaluatorCadence,
   parentLog: (line: string) => void,
 ): Promise<BenchTwin> {
   const log = (line: string) => parentLog(`[${role}] ${line}`);
@@ -449,7 +538,12 @@ async function startBenchTwin(
     if (notification === undefined) log('a message on the alerts topic is not a v1 alert message');
     else notifications.push(notification);
   });
-  const schedule = startSchedule(role, twinAlertEvaluator(twin.state, { alerts: settings.input }), evalIntervalS, log);
+  const schedule = startSchedule(
+    role,
+    twinAlertEvaluator(twin.state, { alerts: settings.input, cadence }),
+    cadence,
+    log,
+  );
   let finished: Promise<EvaluatorScheduleStats> | undefined;
   return {
     role,
@@ -458,7 +552,8 @@ async function startBenchTwin(
     notifications,
     explained: new Set(),
     timings: settings.timings,
-    evalIntervalS,
+    settingsInput: settings.input,
+    evalIntervalS: cadence.schedulePeriodSeconds,
     log,
     finish: () => {
       finished ??= (async () => {
@@ -497,9 +592,39 @@ function describeFault(fault: AlertScenario['fault']): string {
 function instanceLabels(state: TwinState, scenario: AlertScenario, pod: string): Record<string, string> {
   if (scenario.instance === 'pod') return { pod };
   if (scenario.instance === 'model') return { namespace: state.namespace };
+  if (scenario.instance === 'target') return { namespace: state.namespace };
   const replica = state.replicas.find((r) => r.name === pod);
   if (replica === undefined) throw new BenchError(`pod ${pod} is not in the twin's state`);
   return { UUID: replica.gpuUuid };
+}
+
+/**
+ * When the scenario's condition first held for its instance, between the onset and the firing message: the exported
+ * rule's expression (the condition without `for`, as AMP's ruler evaluates it) over the twin's Prometheus at 1 s steps.
+ */
+async function conditionOnset(
+  run: BenchTwin,
+  scenario: AlertScenario,
+  labels: Record<string, string>,
+  onsetMs: number,
+  firingMs: number,
+): Promise<number | undefined> {
+  const state = run.twin.state;
+  const data = ampRuleGroupsNamespaceData({
+    targets: [{ target: twinTarget(state), settings: parseAlertSettings(run.settingsInput) }],
+  });
+  const groups = (parseYaml(data) as { groups: Array<{ rules: Array<{ alert: string; expr: string }> }> }).groups;
+  const expr = groups.flatMap((g) => g.rules).find((r) => r.alert === scenario.alertname)?.expr;
+  if (expr === undefined) throw new BenchError(`no exported rule ${scenario.alertname}`);
+  const series = await twinMetricsSource(state).range(expr, {
+    startMs: Math.floor(onsetMs / 1000) * 1000,
+    endMs: Math.ceil(firingMs / 1000) * 1000,
+    stepSeconds: 1,
+  });
+  const mine = series.filter((s) => Object.entries(labels).every(([name, value]) => s.labels[name] === value));
+  const first = mine.flatMap((s) => s.points.map((p) => p.timestampMs)).sort((a, b) => a - b)[0];
+  if (first === undefined) throw new BenchError(`the condition of ${scenario.alertname} never held before it fired`);
+  return first;
 }
 
 /** Injects the scenario's fault on `pod`, waits for firing, clears the fault, waits for resolved. */
@@ -518,11 +643,16 @@ async function runScenario(run: BenchTwin, scenario: AlertScenario, pod: string)
     windowSeconds,
     onsetToFiringS: null,
     afterForS: null,
+    conditionAfterOnsetS: null,
+    detectionS: null,
+    withinBudget: null,
     clearToResolvedS: null,
     notes: [],
   };
-  const fault = twin.faults.inject({ ...scenario.fault, pod });
-  log(`${name}: injected ${timing.fault} on pod ${pod}`);
+  const pods = scenario.everyPod === true ? twin.state.replicas.map((r) => r.name) : [pod];
+  const [fault] = pods.map((p) => twin.faults.inject({ ...scenario.fault, pod: p }));
+  if (fault === undefined) throw new BenchError(`no Pod to inject ${timing.fault} into`);
+  log(`${name}: injected ${timing.fault} on ${pods.length === 1 ? `pod ${pod}` : `all ${pods.length} pods`}`);
   const firingDeadline = fault.onsetMs + (forSeconds + windowSeconds + 3 * evalIntervalS + GRACE_S) * 1000;
   const firing = await waitForNotification(
     run,
@@ -530,7 +660,7 @@ async function runScenario(run: BenchTwin, scenario: AlertScenario, pod: string)
     firingDeadline,
   );
   const clearedAtMs = Date.now();
-  twin.faults.clear(pod);
+  for (const p of pods) twin.faults.clear(p);
   if (firing === undefined) {
     timing.notes.push(`no firing message within ${Math.round((firingDeadline - fault.onsetMs) / 1000)} s`);
     log(`${name}: no firing message; fault cleared`);
@@ -539,6 +669,17 @@ async function runScenario(run: BenchTwin, scenario: AlertScenario, pod: string)
   run.explained.add(firing.messageId);
   timing.onsetToFiringS = tenths((firing.receivedAtMs - fault.onsetMs) / 1000);
   timing.afterForS = tenths(timing.onsetToFiringS - forSeconds);
+  const conditionAtMs = await conditionOnset(run, scenario, labels, fault.onsetMs, firing.receivedAtMs).catch(
+    (error: unknown) => {
+      timing.notes.push(`condition onset unknown: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    },
+  );
+  if (conditionAtMs !== undefined) {
+    timing.conditionAfterOnsetS = tenths((conditionAtMs - fault.onsetMs) / 1000);
+    timing.detectionS = tenths((firing.receivedAtMs - conditionAtMs) / 1000 - forSeconds);
+    timing.withinBudget = timing.detectionS <= DETECTION_BUDGET_S;
+  }
   if (firing.reason !== 'first') timing.notes.push(`first firing message had reason ${firing.reason}`);
   log(`${name}: firing after ${timing.onsetToFiringS} s; fault cleared`);
 
@@ -685,29 +826,40 @@ function otherNotificationsOf(run: BenchTwin, originMs: number): AlertBenchResul
     }));
 }
 
+/** What one run of the scenarios (two twins side by side) measured. */
+interface VariantOutcome {
+  timings: AlertTiming[];
+  evaluators: EvaluatorScheduleStats[];
+  latencyLoad: AlertBenchResult['latencyLoad'];
+  otherNotifications: AlertBenchResult['otherNotifications'];
+  cost: AlertCycleCost[];
+}
+
 /**
- * Starts two twins side by side: the `faults` twin gets four faults at once on different Pods; the `latency` twin
- * gets the slow-decoding fault alone, under a light load through its Service. Each runs the real evaluator on a
- * schedule. Then measures the cost of one evaluation cycle on the `faults` twin. Stops both twins always.
+ * Starts two twins side by side with `amp`'s ingestion lag: the `faults` twin gets its faults at once on different
+ * Pods; the `latency` twin gets the slow-decoding fault alone, under a light load through its Service, then loses every
+ * Pod's metrics. Each runs the real evaluator on `cadence`. With `measureCost`, then measures the cost of one
+ * evaluation cycle on the `faults` twin. Stops both twins always.
  */
-export async function benchAlerts(options: AlertBenchOptions): Promise<AlertBenchResult> {
-  const { mode, evalIntervalS, log } = options;
+async function runVariant(
+  options: AlertBenchOptions,
+  amp: Profile['amp'],
+  cadence: EvaluatorCadence,
+  measureCost: boolean,
+  log: (line: string) => void,
+): Promise<VariantOutcome> {
+  const { mode } = options;
   const settings = benchAlertSettings(mode);
-  const wallStart = performance.now();
   const originMs = Date.now();
   const latencyScenario = ALERT_SCENARIOS.find((s) => s.phase === 'alone');
   const baselineS = Math.min(
     Math.max(latencyScenario ? settings.timings[latencyScenario.alertname].windowSeconds : 0, 10),
     MAX_BASELINE_S,
   );
-  log(
-    `alerts: ${mode === 'quick' ? `quick: for and windows / ${QUICK_SCALE}` : "the guide's for and windows"}, ` +
-      `evaluator every ${evalIntervalS} s; this takes about ${mode === 'quick' ? 2 : 9} min`,
-  );
   const roles = ['faults', 'latency'] as const;
   const started = await Promise.allSettled(
     roles.map((role) =>
-      startBenchTwin(role, { ...options.profile, replicas: ALERT_BENCH_REPLICAS[role] }, settings, evalIntervalS, log),
+      startBenchTwin(role, { ...options.profile, replicas: ALERT_BENCH_REPLICAS[role], amp }, settings, cadence, log),
     ),
   );
   const runs = started.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
@@ -721,28 +873,23 @@ export async function benchAlerts(options: AlertBenchOptions): Promise<AlertBenc
     ]);
     const evaluators = await Promise.all(runs.map((run) => run.finish()));
 
-    log('alerts: [faults] measuring the PromQL cost of one evaluation cycle (stats=all)');
-    const historyS = Math.round((Date.now() - faults.startedAtMs) / 1000);
-    const cost = [await measureCycleCost(faults.twin.state, mode, settings.input, historyS)];
-    if (mode === 'quick')
-      cost.push(await measureCycleCost(faults.twin.state, 'guide', benchAlertSettings('guide').input, historyS));
-
+    const cost: AlertCycleCost[] = [];
+    if (measureCost) {
+      log('alerts: [faults] measuring the PromQL cost of one evaluation cycle (stats=all)');
+      const historyS = Math.round((Date.now() - faults.startedAtMs) / 1000);
+      cost.push(await measureCycleCost(faults.twin.state, mode, settings.input, historyS));
+      if (mode === 'quick')
+        cost.push(await measureCycleCost(faults.twin.state, 'guide', benchAlertSettings('guide').input, historyS));
+    }
     const order = (name: AlertName) => ALERT_NAMES.indexOf(name);
     return {
-      profile: options.profile.name,
-      vllmVersion: options.profile.vllmVersion,
-      replicas: { ...ALERT_BENCH_REPLICAS },
-      mode,
-      quickScale: mode === 'quick' ? QUICK_SCALE : undefined,
-      productionIntervalS: PRODUCTION_INTERVAL_S,
       timings: [...concurrentTimings, ...latencyOutcome.timings].sort(
         (a, b) => order(a.alertname) - order(b.alertname),
       ),
-      cost,
       evaluators,
       latencyLoad: latencyOutcome.load,
       otherNotifications: runs.flatMap((run) => otherNotificationsOf(run, originMs)),
-      wallS: (performance.now() - wallStart) / 1000,
+      cost,
     };
   } finally {
     log('alerts: stopping the twins');
@@ -754,4 +901,57 @@ export async function benchAlerts(options: AlertBenchOptions): Promise<AlertBenc
       }),
     );
   }
+}
+
+/**
+ * The alerts bench of the Lambda engine: the scenarios on lag-free twins (AMP's ingestion lag 0: what the evaluator
+ * itself adds to `for`), then, unless `lagged` is false, on twins with AMP's lag (LAGGED_AMP), one after the other so
+ * the two runs do not share the CPU.
+ */
+export async function benchAlerts(options: AlertBenchOptions): Promise<AlertBenchResult> {
+  const { mode, log } = options;
+  const cadence = benchCadence(mode, options.evalIntervalS);
+  const wallStart = performance.now();
+  const scale = mode === 'quick' ? QUICK_SCALE : 1;
+  const lagged = {
+    ingestionLagSeconds: LAGGED_AMP.ingestionLagSeconds / scale,
+    ingestionJitterSeconds: LAGGED_AMP.ingestionJitterSeconds / scale,
+  };
+  log(
+    `alerts: ${mode === 'quick' ? `quick: for and windows / ${QUICK_SCALE}` : "the guide's for and windows"}, ` +
+      `evaluator invoked every ${cadence.schedulePeriodSeconds} s, ${CYCLES_PER_INVOCATION} cycles ` +
+      `${cadence.intervalSeconds} s apart; lag-free, then with AMP's lag ${lagged.ingestionLagSeconds} s ± ` +
+      `${lagged.ingestionJitterSeconds} s; this takes about ${mode === 'quick' ? 5 : 24} min`,
+  );
+  const lagFree = await runVariant(
+    options,
+    { ingestionLagSeconds: 0, ingestionJitterSeconds: 0 },
+    cadence,
+    true,
+    (line) => log(`[lag-free] ${line}`),
+  );
+  const laggedRun =
+    options.lagged === false
+      ? undefined
+      : await runVariant(options, lagged, cadence, false, (line) => log(`[lagged] ${line}`));
+  return {
+    engine: 'lambda',
+    profile: options.profile.name,
+    vllmVersion: options.profile.vllmVersion,
+    replicas: { ...ALERT_BENCH_REPLICAS },
+    mode,
+    quickScale: mode === 'quick' ? QUICK_SCALE : undefined,
+    productionIntervalS: PRODUCTION_INTERVAL_S,
+    cadence: { evaluationIntervalS: cadence.intervalSeconds, schedulePeriodS: cadence.schedulePeriodSeconds },
+    timings: lagFree.timings,
+    lagged:
+      laggedRun === undefined
+        ? undefined
+        : { amp: lagged, timings: laggedRun.timings, evaluators: laggedRun.evaluators },
+    cost: lagFree.cost,
+    evaluators: lagFree.evaluators,
+    latencyLoad: lagFree.latencyLoad,
+    otherNotifications: lagFree.otherNotifications,
+    wallS: (performance.now() - wallStart) / 1000,
+  };
 }

@@ -33,9 +33,10 @@ describe('Constants: schedules per month', () => {
 
 describe('Function: monthlyRow', () => {
   it.each([
-    { targets: 1, total: 1_000 * 43_800 },
-    { targets: 5, total: 5_000 * 43_800 },
-    { targets: 20, total: 20_000 * 43_800 },
+    // Per target and minute: the collector's 800 samples and four evaluation cycles of 200 (every 15 s).
+    { targets: 1, total: 1_600 * 43_800 },
+    { targets: 5, total: 8_000 * 43_800 },
+    { targets: 20, total: 32_000 * 43_800 },
   ])('keeps one invocation a minute for $targets targets while samples grow with them', ({ targets, total }) => {
     // Act
     const row = monthlyRow(twinCost(2, 800, 200), targets);
@@ -45,7 +46,8 @@ describe('Function: monthlyRow', () => {
     expect(row.invocations.evaluator).toBeCloseTo(43_800, 6);
     expect(row.invocations.preflight).toBeCloseTo(4.345, 3);
     expect(row.querySamples.total).toBeCloseTo(total, 0);
-    expect(row.querySamples.collector).toBeCloseTo((total * 800) / 1_000, 0);
+    expect(row.querySamples.collector).toBeCloseTo((total * 800) / 1_600, 0);
+    expect(row.querySamples.evaluator).toBeCloseTo((total * 800) / 1_600, 0);
     expect(row.freeTierFraction).toBeCloseTo(total / AMP_FREE_TIER_QUERY_SAMPLES, 12);
   });
 });

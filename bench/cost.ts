@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import {
+  AWS_EVALUATOR_CADENCE,
   alertEvaluatorEnvironment,
   functionLogger,
   lambdaContext,
@@ -160,6 +161,10 @@ export interface MonthlyRow {
   freeTierFraction: number;
 }
 
+/** Evaluation cycles per scheduled evaluator invocation in production (four, 15 s apart, per one-minute run). */
+export const EVALUATOR_CYCLES_PER_RUN =
+  AWS_EVALUATOR_CADENCE.schedulePeriodSeconds / AWS_EVALUATOR_CADENCE.intervalSeconds;
+
 /**
  * The monthly figures for `targets` targets shaped like `cost`. Each scheduled function is ONE invocation per run
  * whatever the number of targets (the handlers loop over TARGETS), so invocations do not grow with N; every target's
@@ -167,7 +172,8 @@ export interface MonthlyRow {
  */
 export function monthlyRow(cost: Pick<TwinCost, 'pods' | 'collector' | 'evaluator'>, targets: number): MonthlyRow {
   const collector = cost.collector.samples * targets * MINUTE_RUNS_PER_MONTH;
-  const evaluator = cost.evaluator.samples * targets * MINUTE_RUNS_PER_MONTH;
+  // The evaluator runs EVALUATOR_CYCLES_PER_RUN cycles per invocation (every 15 s); `cost.evaluator` is one cycle's.
+  const evaluator = cost.evaluator.samples * targets * MINUTE_RUNS_PER_MONTH * EVALUATOR_CYCLES_PER_RUN;
   return {
     targets,
     pods: cost.pods,

@@ -1,7 +1,7 @@
 import { cpus, platform } from 'node:os';
 import { formatNumber, table } from '../cli/output.js';
 import { formatDurationSeconds } from '../shared/alerts/index.js';
-import type { AlertBenchResult, AlertCycleCost } from './alerts.js';
+import { type AlertBenchResult, type AlertCycleCost, DETECTION_BUDGET_S } from './alerts.js';
 import type { BundleBenchResult } from './bundles.js';
 import type { CatalogBenchResult } from './catalogLatency.js';
 import type { CostBenchResult } from './cost.js';
@@ -107,39 +107,76 @@ function renderAlerts(alerts: AlertBenchResult): string {
     alerts.mode === 'quick'
       ? `--quick: the guide's for and rate windows divided by ${alerts.quickScale ?? ''}`
       : "the guide's for and rate windows";
+  const lagged = new Map((alerts.lagged?.timings ?? []).map((t) => [t.alertname, t]));
+  const budget = (t: AlertBenchResult['timings'][number]) =>
+    t.withinBudget === null ? 'not seen' : t.withinBudget ? 'yes' : 'NO';
+  const lag = alerts.lagged?.amp;
   const timingTable = table(
-    ['alert', 'fault', 'for', 'window', 'onset→SNS (s)', 'onset→SNS − for (s)', 'clear→resolved (s)'],
-    alerts.timings.map((t) => [
-      `${t.alertname} (${t.severity})`,
-      t.fault,
-      duration(t.forSeconds),
-      t.windowSeconds === 0 ? '-' : formatDurationSeconds(t.windowSeconds),
-      seconds(t.onsetToFiringS),
-      seconds(t.afterForS),
-      seconds(t.clearToResolvedS),
-    ]),
+    [
+      'alert',
+      'fault',
+      'for',
+      'window',
+      'onset→SNS (s)',
+      'onset→SNS − for (s)',
+      'condition after onset (s)',
+      'detection (s)',
+      `≤ ${DETECTION_BUDGET_S} s`,
+      'clear→resolved (s)',
+      ...(lag === undefined ? [] : ['lagged onset→SNS (s)', 'lagged detection (s)', 'lagged clear→resolved (s)']),
+    ],
+    alerts.timings.map((t) => {
+      const l = lagged.get(t.alertname);
+      return [
+        `${t.alertname} (${t.severity})`,
+        t.fault,
+        duration(t.forSeconds),
+        t.windowSeconds === 0 ? '-' : formatDurationSeconds(t.windowSeconds),
+        seconds(t.onsetToFiringS),
+        seconds(t.afterForS),
+        seconds(t.conditionAfterOnsetS),
+        seconds(t.detectionS),
+        budget(t),
+        seconds(t.clearToResolvedS),
+        ...(lag === undefined
+          ? []
+          : [seconds(l?.onsetToFiringS ?? null), seconds(l?.detectionS ?? null), seconds(l?.clearToResolvedS ?? null)]),
+      ];
+    }),
   );
-  const notes = alerts.timings.flatMap((t) => t.notes.map((note) => `  ${t.alertname}: ${note}`));
+  const notes = [
+    ...alerts.timings.flatMap((t) => t.notes.map((note) => `  ${t.alertname}: ${note}`)),
+    ...(alerts.lagged?.timings ?? []).flatMap((t) => t.notes.map((note) => `  ${t.alertname} (lagged): ${note}`)),
+  ];
   const concurrent = alerts.timings.filter((t) => t.phase === 'concurrent').length;
   const load = alerts.latencyLoad;
-  const interval = alerts.productionIntervalS;
+  const { evaluationIntervalS, schedulePeriodS } = alerts.cadence;
   const lines = [
-    `Alerts on the twin ("${alerts.profile}", vLLM ${alerts.vllmVersion}; ${settings}):`,
+    `Alerts on the twin, ${alerts.engine} engine ("${alerts.profile}", vLLM ${alerts.vllmVersion}; ${settings}):`,
     `${concurrent} faults at once, each on its own Pod of a ${alerts.replicas.faults}-replica twin; the latency fault ` +
       `alone on one Pod of a ${alerts.replicas.latency}-replica twin, under ${load?.offeredRps ?? '-'} req/s through ` +
-      `its Service (${load?.baselineS ?? '-'} s of healthy traffic before the fault). Each fault is cleared as soon as ` +
-      'its firing message reached SNS.',
+      `its Service (${load?.baselineS ?? '-'} s of healthy traffic before the fault), then every Pod's metrics gone ` +
+      '(the absent alert). Each fault is cleared as soon as its firing message reached SNS.',
+    `First on lag-free twins (AMP's ingestion lag 0)${
+      lag === undefined
+        ? ''
+        : `, then on twins with AMP's lag (${lag.ingestionLagSeconds} s ± ${lag.ingestionJitterSeconds} s): the lagged columns`
+    }.`,
     timingTable,
     ...notes,
-    `  The real alert-evaluator handler ran every ${formatNumber(alerts.evaluators[0]?.intervalS ?? Number.NaN)} s; ` +
-      `production runs it every ${interval} s, so detection there adds up to one schedule interval (${interval} s, ` +
-      `${interval / 2} s on average) to onset→SNS and to clear→resolved.`,
+    `  The real alert-evaluator handler was invoked every ${schedulePeriodS} s and ran ${schedulePeriodS / evaluationIntervalS} ` +
+      `cycles ${evaluationIntervalS} s apart (production: every ${alerts.productionIntervalS} s, four cycles 15 s apart), ` +
+      `so a condition held for its \`for\` is seen within one interval (${evaluationIntervalS} s).`,
     '  onset→SNS − for: the time the value takes to cross its threshold (a rate window filling, slow requests ' +
-      'finishing), plus the scrape, the subquery step and the wait for the next evaluation.',
-    ...alerts.evaluators.map(
-      (ev) =>
-        `  Evaluator on the ${ev.twin} twin: ${ev.runs} runs, median ${formatNumber(ev.medianMs)} ms, p95 ` +
-        `${formatNumber(ev.p95Ms)} ms, max ${formatNumber(ev.maxMs)} ms; ${ev.skippedTicks} ticks skipped (previous ` +
+      "finishing), plus the scrape, the subquery step, the wait for the next cycle, and AMP's lag in the lagged run. " +
+      "condition after onset: when the rule's condition first held (its exported expression over the twin's " +
+      `Prometheus, 1 s steps). detection: SNS − (condition + for), what the evaluation adds; ≤ ${DETECTION_BUDGET_S} s ` +
+      "is issue 16's promise on a lag-free twin.",
+    ...[...alerts.evaluators, ...(alerts.lagged?.evaluators ?? [])].map(
+      (ev, i) =>
+        `  Evaluator on the ${ev.twin} twin${i >= alerts.evaluators.length ? ' (lagged)' : ''}: ${ev.runs} invocations, ` +
+        `${ev.cycles} cycles (${ev.stoppedEarly} invocations stopped early), median ${formatNumber(ev.medianMs)} ms, ` +
+        `p95 ${formatNumber(ev.p95Ms)} ms, max ${formatNumber(ev.maxMs)} ms; ${ev.skippedTicks} ticks skipped (previous ` +
         `run still going); ${ev.runsWithProblems} runs with problems.`,
     ),
     alerts.otherNotifications.length === 0
@@ -179,7 +216,7 @@ function renderCost(cost: AlertCycleCost, alerts: AlertBenchResult): string[] {
     costTable,
     perDay === undefined
       ? '  Prometheus did not report the samples.'
-      : `  At one cycle a minute: ${count(perDay)} samples a day, ${count(perDay * 30)} in 30 days ` +
+      : `  At four cycles a minute (every 15 s): ${count(perDay * 4)} samples a day, ${count(perDay * 4 * 30)} in 30 days ` +
         '(AMP bills query samples processed; it scales with the number of Pods and GPUs).',
   ];
 }

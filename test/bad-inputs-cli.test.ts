@@ -172,6 +172,7 @@ const FUNCTIONS = {
       AWS_REGION: 'us-east-2',
       ALERT_TOPIC_ARN: 'arn:aws:sns:us-east-2:123456789012:vllm-eks-pilot-alerts',
       ALERT_STATE_TABLE: 'vllm-eks-pilot-alert-state',
+      STAGE: 'prod',
     },
   },
   preflight: {
@@ -182,7 +183,8 @@ const FUNCTIONS = {
       AWS_REGION: 'us-east-2',
       PREFLIGHT_TOPIC_ARN: 'arn:aws:sns:us-east-2:123456789012:vllm-eks-pilot-preflight',
       HISTORY_TABLE: 'vllm-eks-pilot-calibration-history',
-      ALERT_EVALUATOR_ENABLED: 'true',
+      ALERTING_ENGINE: 'lambda',
+      ALERT_STATE_TABLE: 'vllm-eks-pilot-alert-state',
     },
   },
   'slack-notifier': {

@@ -4,7 +4,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { loadProfile } from '../sim/profile/loadProfile.js';
+import { loadProfile } from '../sim/harness/index.js';
 import { CLI_TEST_TIMEOUT_MS, startCli, type CliResult } from './helpers/cli.js';
 import { ROOT } from './helpers/imports.js';
 

@@ -97,8 +97,10 @@ describe('Lambda deadlines with an AMP that never answers', () => {
       AWS_REGION: 'us-east-2',
       ALERT_TOPIC_ARN: 'arn:aws:sns:us-east-2:123456789012:vllm-eks-pilot-alerts',
       ALERT_STATE_TABLE: 'vllm-eks-pilot-alert-state',
+      STAGE: 'test',
       SNS_ENDPOINT: 'http://127.0.0.1:9',
       DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
+      CLOUDWATCH_ENDPOINT: 'http://127.0.0.1:9',
     };
     const lambda = evaluator.createHandler(evaluator.depsFromEnvironment(env, logger));
 
@@ -124,7 +126,8 @@ describe('Lambda deadlines with an AMP that never answers', () => {
       AWS_REGION: 'us-east-2',
       PREFLIGHT_TOPIC_ARN: 'arn:aws:sns:us-east-2:123456789012:vllm-eks-pilot-preflight',
       HISTORY_TABLE: 'vllm-eks-pilot-calibration-history',
-      ALERT_EVALUATOR_ENABLED: 'false',
+      ALERTING_ENGINE: 'lambda',
+      ALERT_STATE_TABLE: 'vllm-eks-pilot-alert-state',
       SNS_ENDPOINT: 'http://127.0.0.1:9',
       EKS_ENDPOINT: 'http://127.0.0.1:9',
       DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',

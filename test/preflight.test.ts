@@ -9,6 +9,7 @@ import {
   type RecordedMessage,
   runConstantArrivalLoad,
   type Twin,
+  twinAlertEvaluator,
   twinPreflight,
 } from '../sim/harness/index.js';
 import type { PreflightSummary } from '../shared/preflight/index.js';
@@ -21,6 +22,7 @@ import {
   type CheckStatus,
   type PreflightReport,
 } from '../shared/preflight/index.js';
+import { startScheduler, type Scheduler } from './helpers/alerts.js';
 import { runCli, type CliResult } from './helpers/cli.js';
 import { pollFor } from './helpers/poll.js';
 import { DEMO_SHAPE, startDemoTwin } from './helpers/twin.js';
@@ -29,6 +31,8 @@ import { DEMO_SHAPE, startDemoTwin } from './helpers/twin.js';
 // dashboards, the alert rules, the DCGM exporter, the ServiceMonitor and the warmup automation; the test adds what a
 // platform team does next (the ScaledObject, a calibration, one scale-out and scale-in under load). Then each row
 // breaks one thing, and exactly the matching check must turn, with its reason; the row restores what it broke.
+// The alert evaluator runs on its twin cadence (a cycle a second) throughout, as its schedule does on AWS: check 5
+// passes on its heartbeat, and stopping it is one of the rows.
 // Preflight runs as the preflight Lambda (functions/preflight, built from its environment) against the twin's
 // endpoints; its SNS messages are watched through a subscription to the twin's preflight topic.
 
@@ -51,6 +55,8 @@ let stateFile: string;
 let preflight: PreflightRun;
 const delivered: RecordedMessage[] = [];
 let unsubscribe: (() => void) | undefined;
+/** The alert evaluator's schedule: its heartbeat is check 5's evidence. */
+let evaluator: Scheduler | undefined;
 
 /** One invocation of the preflight Lambda, with the SNS messages its subscriber received for it. */
 interface PreflightRunSeen {
@@ -264,6 +270,8 @@ beforeAll(async () => {
   if (peak <= 1) throw new Error(`KEDA never scaled out (peak ${peak} replicas)`);
   await waitForRollout();
 
+  evaluator = startScheduler(twinAlertEvaluator(state));
+  await evaluator.waitForRuns(1);
   preflight = twinPreflight(state);
   unsubscribe = twin.sns.subscribe(state.aws.preflightTopicArn, (message) => {
     delivered.push(message);
@@ -271,6 +279,7 @@ beforeAll(async () => {
 }, PREPARE_MS);
 
 afterAll(async () => {
+  await evaluator?.stop();
   unsubscribe?.();
   await twin?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
@@ -381,6 +390,21 @@ describe('Preflight on the twin', () => {
       status: 'warn',
       reason: /--gpu-memory-utilization 0\.95 is above 0\.9 \(OOM risk/,
       breakIt: () => changeArgs((args) => withFlag(args, '--gpu-memory-utilization', '0.95')),
+    },
+    {
+      // Watching the watcher (issue 16): no heartbeat younger than two evaluation intervals, no pass.
+      case: 'the alert evaluator stopped',
+      check: CHECK_IDS.alertRules,
+      status: 'fail',
+      reason:
+        /^the alert evaluator has stopped: its last cycle at \S+, \d+ s ago \(more than 2 evaluation intervals, 2 s\)$/,
+      breakIt: async () => {
+        await evaluator?.stop();
+        return async () => {
+          evaluator = startScheduler(twinAlertEvaluator(twin.state));
+          await evaluator.waitForRuns(1);
+        };
+      },
     },
     {
       case: '--max-model-len dropped',

@@ -39,7 +39,7 @@ export function registerDemoCommand(program: Command): void {
     .option('--profile <name|file>', 'twin profile', 'demo')
     .option('--out <dir>', 'where the calibration report and chart go', 'demo-output')
     .option('--load-seconds <seconds>', 'how long the scaling load runs', positiveNumber, 30)
-    .option('--no-install', 'never install Prometheus, even as root with apt-get')
+    .option('--no-install', 'never install Prometheus or Alertmanager, even as root with apt-get')
     .action(async (opts: { profile: string; out: string; loadSeconds: number; install: boolean }) => {
       const { loadProfile, startTwin } = await harness();
       const profile = await loadProfile(opts.profile);
@@ -167,7 +167,7 @@ async function demoPreflight(twin: Twin, say: (line?: string) => void): Promise<
   return report;
 }
 
-/** How often the demo runs the alert evaluator; EventBridge runs it every minute. */
+/** How often the demo runs the alert evaluator; on AWS it evaluates every 15 s (four cycles per one-minute invocation). */
 const DEMO_EVALUATION_INTERVAL_MS = 5_000;
 
 interface DemoAlertResult {
@@ -187,7 +187,7 @@ async function demoAlert(twin: Twin, signal: AbortSignal, say: (line?: string) =
   const rule = ruleByName('VLLMKVCacheFull');
   const forSeconds = rule.defaults.forSeconds;
   say(
-    `5/6  Alerting: KV-cache pressure on one Pod; the alert evaluator runs every ${DEMO_EVALUATION_INTERVAL_MS / 1000} s (every minute on AWS); ${rule.name} needs ${forSeconds} s:`,
+    `5/6  Alerting: KV-cache pressure on one Pod; the alert evaluator runs every ${DEMO_EVALUATION_INTERVAL_MS / 1000} s (every 15 s on AWS); ${rule.name} needs ${forSeconds} s:`,
   );
   const unsubscribe = subscribeSlackNotifier(twin.sns, twin.state);
   const evaluate = twinAlertEvaluator(twin.state);

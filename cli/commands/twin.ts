@@ -20,7 +20,7 @@ export function registerTwinCommands(program: Command): void {
     .description('start the twin and keep it running until Ctrl-C (SIGINT) or SIGTERM')
     .requiredOption('--profile <name|file>', 'a built-in profile (demo, ministral-8b-l40s) or a YAML/JSON file')
     .requiredOption('--state-file <file>', 'where to write the twin state (URLs) once everything is ready')
-    .option('--no-install', 'never install Prometheus, even as root with apt-get')
+    .option('--no-install', 'never install Prometheus or Alertmanager, even as root with apt-get')
     .option('--verbose', 'also log every controller decision (Pods, rollouts, scaling, k6 Jobs)')
     .action(async (opts: { profile: string; stateFile: string; install: boolean; verbose?: boolean }) => {
       const { loadProfile, startTwin, subscribeSlackNotifier } = await harness();

@@ -17,6 +17,7 @@ const minimal = {
   AWS_REGION: 'us-east-2',
   ALERT_TOPIC_ARN: 'arn:aws:sns:us-east-2:123456789012:vllm-eks-pilot-alerts',
   ALERT_STATE_TABLE: 'vllm-eks-pilot-alert-state',
+  STAGE: 'prod',
 };
 
 function issuesOf(env: Record<string, string | undefined>): string[] {
@@ -30,7 +31,7 @@ function issuesOf(env: Record<string, string | undefined>): string[] {
 }
 
 describe('Function: loadAlertEvaluatorConfig', () => {
-  it("applies the defaults: the guide's alert settings, AMP in the Lambda's region", () => {
+  it("applies the defaults: the guide's alert settings, AMP in the Lambda's region, four cycles a minute", () => {
     // Act
     const config = loadAlertEvaluatorConfig({ ...minimal, SNS_ENDPOINT: '', OTHER: 'ignored' });
 
@@ -43,6 +44,11 @@ describe('Function: loadAlertEvaluatorConfig', () => {
       topicArn: minimal.ALERT_TOPIC_ARN,
       tableName: minimal.ALERT_STATE_TABLE,
       concurrency: 4,
+      intervalSeconds: 15,
+      schedulePeriodSeconds: 60,
+      cyclesPerInvocation: 4,
+      cloudWatchNamespace: 'vLLM/EKSPilot',
+      stage: 'prod',
     });
   });
 
@@ -58,6 +64,10 @@ describe('Function: loadAlertEvaluatorConfig', () => {
       SNS_ENDPOINT: 'http://127.0.0.1:4575',
       DYNAMODB_ENDPOINT: 'http://127.0.0.1:4569',
       EVALUATOR_CONCURRENCY: '8',
+      EVALUATION_INTERVAL_SECONDS: '1',
+      SCHEDULE_PERIOD_SECONDS: '1',
+      CLOUDWATCH_NAMESPACE: 'Custom/Pilot',
+      CLOUDWATCH_ENDPOINT: 'http://127.0.0.1:4580',
     });
 
     // Assess
@@ -67,6 +77,10 @@ describe('Function: loadAlertEvaluatorConfig', () => {
       snsEndpoint: 'http://127.0.0.1:4575',
       dynamoDbEndpoint: 'http://127.0.0.1:4569',
       concurrency: 8,
+      intervalSeconds: 1,
+      cyclesPerInvocation: 1,
+      cloudWatchNamespace: 'Custom/Pilot',
+      cloudWatchEndpoint: 'http://127.0.0.1:4580',
     });
     expect(config.targets.map(({ target: t, settings }) => [t.name, settings.repeatIntervalSeconds])).toEqual([
       ['prod-ministral', 10],
@@ -85,6 +99,7 @@ describe('Function: loadAlertEvaluatorConfig', () => {
       AWS_REGION: 'us-east-2',
       ALERT_TOPIC_ARN: 'vllm-eks-pilot-alerts',
       EVALUATOR_CONCURRENCY: '0',
+      STAGE: 'prod',
     };
 
     // Act
@@ -124,6 +139,27 @@ describe('Function: loadAlertEvaluatorConfig', () => {
       case: 'an ftp SNS_ENDPOINT',
       env: { ...minimal, SNS_ENDPOINT: 'ftp://x' },
       expected: /^SNS_ENDPOINT: must be an http\(s\) URL/,
+    },
+    {
+      case: 'no STAGE (the heartbeat metric needs it)',
+      env: { ...minimal, STAGE: undefined },
+      expected: /^STAGE: is required/,
+    },
+    {
+      case: 'an interval of 0',
+      env: { ...minimal, EVALUATION_INTERVAL_SECONDS: '0' },
+      expected: /^EVALUATION_INTERVAL_SECONDS: must be a whole number of seconds from 1 to 300/,
+    },
+    {
+      // Cycles sit at whole intervals from the start: 60 s with 25 s leaves a 10 s gap before the next invocation.
+      case: 'a schedule period that is not a whole number of intervals',
+      env: { ...minimal, EVALUATION_INTERVAL_SECONDS: '25' },
+      expected: /^SCHEDULE_PERIOD_SECONDS: 60 is not a multiple of EVALUATION_INTERVAL_SECONDS 25/,
+    },
+    {
+      case: 'a namespace starting with AWS/',
+      env: { ...minimal, CLOUDWATCH_NAMESPACE: 'AWS/Lambda' },
+      expected: /^CLOUDWATCH_NAMESPACE: must not start with "AWS\/"/,
     },
     {
       case: 'a bad AWS_REGION',

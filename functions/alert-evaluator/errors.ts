@@ -29,16 +29,20 @@ export class AlertEvaluatorEventInvalidError extends AlertEvaluatorError {
 }
 
 /**
- * No target could be evaluated and notified: the whole run failed (AMP, DynamoDB or SNS down). Thrown so the Lambda
- * Errors metric fires and EventBridge retries; re-running a cycle is safe (the state makes it send each
- * notification once). Carries the summary with every reason.
+ * No target could be evaluated and notified in any cycle of the invocation: the whole run failed (AMP, DynamoDB or SNS
+ * down). Thrown so the Lambda Errors metric fires and EventBridge retries; re-running a cycle is safe (the state
+ * makes it send each notification once). Carries the summary with every reason (the last cycle's state).
  */
 export class AlertEvaluatorAllTargetsFailedError extends AlertEvaluatorError {
-  constructor(readonly summary: AlertCycleSummary) {
+  constructor(
+    readonly summary: AlertCycleSummary,
+    readonly cycles = 1,
+  ) {
     const reasons = summary.targets
       .map((t) => `${t.target}: ${[...t.problems, ...t.ruleFailures, ...t.failed][0] ?? 'failed'}`)
       .join('; ');
-    super(`every target failed (${summary.targets.length}): ${reasons}`, true);
+    const where = cycles > 1 ? ` in each of the ${cycles} cycles` : '';
+    super(`every target failed${where} (${summary.targets.length}): ${reasons}`, true);
     this.name = 'AlertEvaluatorAllTargetsFailedError';
   }
 }

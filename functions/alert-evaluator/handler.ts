@@ -1,3 +1,4 @@
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
 import type { Logger } from '@aws-lambda-powertools/logger';
@@ -5,10 +6,12 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import {
+  type AlertCycleResult,
   type AlertCycleSummary,
   type AlertPublisher,
   type AlertSettings,
   type AlertStateStore,
+  mergeAlertCycleSummaries,
   runAlertCycle,
   summarizeAlertCycle,
   TARGET_CYCLE_STATUS,
@@ -25,6 +28,13 @@ import {
   type SilenceStore,
 } from '../../shared/alerts/silences/index.js';
 import { DynamoDbAlertStateStore } from '../../shared/alerts/state/index.js';
+import {
+  DynamoDbHeartbeatStore,
+  heartbeatDatum,
+  heartbeatOf,
+  type HeartbeatStore,
+} from '../../shared/alerts/heartbeat/index.js';
+import { CloudWatchMetricsSink, type MetricsSink } from '../../shared/cloudwatch/index.js';
 import { type Clock, systemClock } from '../../shared/clock/index.js';
 import { HttpMetricsSource, type MetricsSource } from '../../shared/metrics/index.js';
 import type { Target } from '../../shared/config/index.js';
@@ -39,7 +49,12 @@ const MAX_LOGGED_ITEMS = 10;
 const AWS_REQUEST_TIMEOUT_MS = 10_000;
 
 /** Stop starting queries this long before the Lambda deadline, so the cycle still records and publishes. */
-const DEADLINE_MARGIN_MS = 15_000;
+export const DEADLINE_MARGIN_MS = 15_000;
+/**
+ * A later cycle starts only with this much time for its queries before the deadline guard: less, and its queries
+ * would be cut off and its targets reported failed for want of time, not for a fault of AMP.
+ */
+export const MIN_CYCLE_QUERY_MS = 5_000;
 
 /**
  * Evaluates one target's rules at `timeMs` (evaluateTarget against AMP in AWS; anything in tests); `signal` aborts
@@ -52,6 +67,9 @@ export type EvaluateFn = (
   signal: AbortSignal,
 ) => Promise<TargetEvaluation>;
 
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts (tests pass one that moves a virtual clock). */
+export type WaitFn = (ms: number, signal: AbortSignal) => Promise<void>;
+
 export interface AlertEvaluatorDeps {
   config: AlertEvaluatorConfig;
   evaluate: EvaluateFn;
@@ -59,36 +77,59 @@ export interface AlertEvaluatorDeps {
   publisher: AlertPublisher;
   /** Where silences are kept (a calibration's while it holds a target, people's); none: nothing is muted. */
   silences?: SilenceStore;
+  /** Where every cycle records its heartbeat (DynamoDB record, CloudWatch datum); none: no heartbeat. */
+  heartbeat?: { store: HeartbeatStore; metrics: MetricsSink };
   logger: Logger;
   clock?: Clock;
+  wait?: WaitFn;
 }
 
-/** Builds the middy-wrapped handler: evaluate every target, run the notification cycle, log and return a summary. */
+/** How the heartbeats of an invocation went: one per cycle, each to DynamoDB and CloudWatch. */
+export interface HeartbeatReport {
+  /** Cycles whose heartbeat both stores took (a `stale` record, overtaken by a later cycle, counts as taken). */
+  recorded: number;
+  /** What failed, one line each (the heartbeat alarm and preflight will then see a gap). */
+  problems: string[];
+}
+
+/** What one invocation returns: its cycles merged (mergeAlertCycleSummaries), each cycle, and why it stopped early. */
+export interface AlertEvaluatorResult extends AlertCycleSummary {
+  cycles: AlertCycleSummary[];
+  /** Cycles the schedule planned for this invocation: schedule period / interval. */
+  plannedCycles: number;
+  /** Why fewer cycles than planned ran (the remaining time, a slot missed behind a slow cycle); null when all ran. */
+  stoppedEarly: string | null;
+  heartbeat: HeartbeatReport | null;
+}
+
+/**
+ * Builds the middy-wrapped handler. One scheduled invocation runs `cyclesPerInvocation` cycles, one per interval from
+ * its start (four 15 s apart in a one-minute schedule): evaluate every target, run the notification cycle, record the
+ * heartbeat. A later cycle starts only while the Lambda's remaining time holds it; a slot already passed (behind a
+ * slow cycle) is skipped, not run late.
+ */
 export function createHandler(deps: AlertEvaluatorDeps) {
   const clock = deps.clock ?? systemClock;
+  const wait = deps.wait ?? waitFor;
   const { config, logger } = deps;
   const settingsByTarget = new Map(config.targets.map(({ target, settings }) => [target.name, settings]));
+  const intervalMs = config.intervalSeconds * 1000;
+  const planned = config.cyclesPerInvocation;
 
-  const evaluatorHandler = async (
-    event: unknown,
+  /** One cycle at `timeMs`: evaluate every target, run the notification cycle; its result and summary. */
+  const runCycle = async (
+    timeMs: number,
     context: Context,
-    { signal }: { signal: AbortSignal },
-  ): Promise<AlertCycleSummary> => {
-    const { time } = parseEvent(scheduledEventSchema, event, (issues) => new AlertEvaluatorEventInvalidError(issues));
-    // The scheduled minute, never later than now: Prometheus has no samples from the future.
-    const timeMs = Math.min(Date.parse(time), clock.now());
-
-    // A hanging AMP fails its targets at the deadline guard (named), leaving time to record and publish the rest.
-    const deadline = withDeadline(signal, context, DEADLINE_MARGIN_MS);
+    signal: AbortSignal,
+  ): Promise<{ result: AlertCycleResult; summary: AlertCycleSummary }> => {
     const evaluations = await mapWithConcurrency(config.targets, config.concurrency, async ({ target, settings }) => {
       try {
-        return await untilAborted(deps.evaluate(target, settings, timeMs, deadline.signal), deadline.signal);
+        return await untilAborted(deps.evaluate(target, settings, timeMs, signal), signal);
       } catch (error) {
         // A broken target (a bad response, an exception) fails its rules; its alerts keep their state.
         return failedEvaluation(target, settings, timeMs, error);
       }
-    }).finally(() => deadline.clear());
-
+    });
     const silenced = await activeSilences(deps, config.targets, clock.now());
     const result = await runAlertCycle({
       evaluations,
@@ -101,20 +142,152 @@ export function createHandler(deps: AlertEvaluatorDeps) {
       log: logger,
       concurrency: config.concurrency,
     });
-
     for (const target of result.targets) logTarget(logger, target);
-    const summary = summarizeAlertCycle(result);
-    logger.info('alert evaluation finished', { evaluationTime: new Date(timeMs).toISOString(), ...summary.totals });
+    return { result, summary: summarizeAlertCycle(result) };
+  };
 
-    // Every target failed: throw, so the invocation counts in the Lambda Errors metric and Lambda's asynchronous
-    // retries get another chance. Some failed: return normally; the state makes the next run retry exactly what did
-    // not go out.
-    if (summary.totals.targets > 0 && summary.totals.failedTargets === summary.totals.targets)
-      throw new AlertEvaluatorAllTargetsFailedError(summary);
+  const evaluatorHandler = async (
+    event: unknown,
+    context: Context,
+    { signal }: { signal: AbortSignal },
+  ): Promise<AlertEvaluatorResult> => {
+    const { time } = parseEvent(scheduledEventSchema, event, (issues) => new AlertEvaluatorEventInvalidError(issues));
+    // Slots are aligned to the invocation's start; each cycle evaluates at the scheduled time plus its slot, never
+    // later than now: Prometheus has no samples from the future.
+    const startMs = clock.now();
+    const scheduledMs = Math.min(Date.parse(time), startMs);
+
+    // A hanging AMP fails its targets at the deadline guard (named), leaving time to record and publish the rest.
+    const deadline = withDeadline(signal, context, DEADLINE_MARGIN_MS);
+    const cycles: AlertCycleSummary[] = [];
+    const heartbeat: HeartbeatReport | null = deps.heartbeat === undefined ? null : { recorded: 0, problems: [] };
+    let stoppedEarly: string | null = null;
+    try {
+      let slot = 0;
+      while (slot < planned) {
+        if (slot > 0) {
+          const waitMs = Math.max(0, startMs + slot * intervalMs - clock.now());
+          const queryBudgetMs = remainingMs(context) - waitMs - DEADLINE_MARGIN_MS;
+          if (queryBudgetMs < MIN_CYCLE_QUERY_MS) {
+            stoppedEarly =
+              `cycle ${slot + 1} of ${planned} not started: at its slot ${Math.max(0, Math.round(queryBudgetMs / 1000))} s ` +
+              `would be left for its queries before the deadline guard (at least ${MIN_CYCLE_QUERY_MS / 1000} s needed)`;
+            break;
+          }
+          try {
+            await wait(waitMs, deadline.signal);
+          } catch (error) {
+            stoppedEarly = `cycle ${slot + 1} of ${planned} not started: ${(error as Error).message}`;
+            break;
+          }
+        }
+        const timeMs = Math.min(scheduledMs + slot * intervalMs, clock.now());
+        const { result, summary } = await runCycle(timeMs, context, deadline.signal);
+        cycles.push(summary);
+        if (deps.heartbeat !== undefined && heartbeat !== null)
+          await recordHeartbeat(deps.heartbeat, result, timeMs, heartbeat);
+        logger.info('alert evaluation cycle finished', {
+          cycle: slot + 1,
+          of: planned,
+          evaluationTime: new Date(timeMs).toISOString(),
+          ...summary.totals,
+        });
+        // The next slot that has not begun yet: one a slow cycle overran is skipped, not run late.
+        const next = Math.max(slot + 1, Math.ceil((clock.now() - startMs) / intervalMs));
+        if (next > slot + 1 && next < planned)
+          logger.warn('alert evaluation slots skipped behind a slow cycle', { skipped: next - slot - 1 });
+        if (next >= planned && next > slot + 1)
+          stoppedEarly = `cycle ${slot + 1} of ${planned} overran the remaining slots (it ended ${Math.round((clock.now() - startMs) / 1000)} s after the start)`;
+        slot = next;
+      }
+    } finally {
+      deadline.clear();
+    }
+
+    const merged = mergeAlertCycleSummaries(cycles);
+    const summary: AlertEvaluatorResult = { ...merged, cycles, plannedCycles: planned, stoppedEarly, heartbeat };
+    logger.info('alert evaluation finished', {
+      evaluationTime: new Date(scheduledMs).toISOString(),
+      cycles: cycles.length,
+      plannedCycles: planned,
+      ...(stoppedEarly === null ? {} : { stoppedEarly }),
+      ...(heartbeat === null ? {} : { heartbeatsRecorded: heartbeat.recorded }),
+      ...merged.totals,
+    });
+
+    // Every target failed in every cycle: throw, so the invocation counts in the Lambda Errors metric and Lambda's
+    // asynchronous retries get another chance. Some failed: return normally; the state makes the next cycle retry
+    // exactly what did not go out, and the heartbeat says which targets failed.
+    const everyTargetFailed = (cycle: AlertCycleSummary) =>
+      cycle.totals.targets > 0 && cycle.totals.failedTargets === cycle.totals.targets;
+    if (cycles.every(everyTargetFailed)) throw new AlertEvaluatorAllTargetsFailedError(summary, cycles.length);
     return summary;
   };
 
+  /** Records a cycle's heartbeat in DynamoDB and CloudWatch; a failure is logged and reported, never thrown. */
+  async function recordHeartbeat(
+    ports: NonNullable<AlertEvaluatorDeps['heartbeat']>,
+    result: AlertCycleResult,
+    evaluationTimeMs: number,
+    report: HeartbeatReport,
+  ): Promise<void> {
+    const beat = heartbeatOf(result, {
+      evaluationTimeMs,
+      atMs: clock.now(),
+      intervalSeconds: config.intervalSeconds,
+    });
+    const [record, metric] = await Promise.allSettled([
+      ports.store.record(beat),
+      ports.metrics.publish(config.cloudWatchNamespace, [heartbeatDatum(beat, config.stage)]),
+    ]);
+    const problems: string[] = [];
+    if (record.status === 'rejected') problems.push(`heartbeat record not written: ${describe(record.reason)}`);
+    if (metric.status === 'rejected') problems.push(`heartbeat metric not published: ${describe(metric.reason)}`);
+    else if (metric.value.published !== 1) {
+      const why = [
+        ...metric.value.failedBatches.map((b) => describe(b.error)),
+        ...metric.value.dropped.map((d) => d.reason),
+      ];
+      problems.push(`heartbeat metric not published: ${why.join('; ') || 'CloudWatch took no datum'}`);
+    }
+    if (problems.length === 0) report.recorded += 1;
+    else {
+      report.problems.push(...problems);
+      logger.warn('heartbeat not recorded: the heartbeat alarm and preflight check 5 will see a gap', {
+        problems,
+        ok: beat.ok,
+      });
+    }
+  }
+
   return middy(evaluatorHandler).use(injectLambdaContext(logger, { resetKeys: true }));
+}
+
+/** The Lambda's remaining time; unbounded where the context has no deadline (a hand-built context). */
+function remainingMs(context: Context): number {
+  return typeof context.getRemainingTimeInMillis === 'function'
+    ? context.getRemainingTimeInMillis()
+    : Number.POSITIVE_INFINITY;
+}
+
+/** setTimeout as a promise that the signal cuts short (the wait between two cycles). */
+function waitFor(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 /** `work`, or the signal's reason as soon as it aborts (an evaluation that ignores its signal cannot hold the cycle). */
@@ -194,12 +367,20 @@ export function depsFromEnvironment(
     requestHandler,
     ...(config.dynamoDbEndpoint === undefined ? {} : { endpoint: config.dynamoDbEndpoint }),
   });
+  const cloudWatch = new CloudWatchClient({
+    region: config.region,
+    requestHandler,
+    ...(config.cloudWatchEndpoint === undefined ? {} : { endpoint: config.cloudWatchEndpoint }),
+  });
   logger.info('configuration loaded', {
     targets: config.targets.map(({ target }) => target.name),
     ampWorkspaceUrl: config.ampWorkspaceUrl,
     topicArn: config.topicArn,
     tableName: config.tableName,
     concurrency: config.concurrency,
+    intervalSeconds: config.intervalSeconds,
+    cyclesPerInvocation: config.cyclesPerInvocation,
+    heartbeat: { namespace: config.cloudWatchNamespace, stage: config.stage },
   });
   return {
     config,
@@ -210,6 +391,10 @@ export function depsFromEnvironment(
       ? {}
       : { silences: new DynamoDbSilenceStore({ client: dynamo, tableName: config.silencesTableName }) }),
     publisher: new SnsAlertPublisher({ client: sns, topicArn: config.topicArn }),
+    heartbeat: {
+      store: new DynamoDbHeartbeatStore({ client: dynamo, tableName: config.tableName }),
+      metrics: new CloudWatchMetricsSink({ client: cloudWatch, concurrency: 1 }),
+    },
     logger,
   };
 }
@@ -225,6 +410,6 @@ export function withSignal(source: MetricsSource, signal: AbortSignal): MetricsS
 }
 
 /** The Lambda entry point (see lazyLambdaEntry: built on first use, configuration parsed once per container). */
-export const handler = lazyLambdaEntry<unknown, AlertCycleSummary>('alert-evaluator', (env, logger) =>
+export const handler = lazyLambdaEntry<unknown, AlertEvaluatorResult>('alert-evaluator', (env, logger) =>
   createHandler(depsFromEnvironment(env, logger)),
 );

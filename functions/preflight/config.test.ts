@@ -21,7 +21,8 @@ const validEnv: Record<string, string> = {
   AWS_REGION: 'us-east-2',
   PREFLIGHT_TOPIC_ARN: 'arn:aws:sns:us-east-2:123456789012:vllm-eks-pilot-preflight',
   HISTORY_TABLE: 'vllm-eks-pilot-calibration-history',
-  ALERT_EVALUATOR_ENABLED: 'true',
+  ALERTING_ENGINE: 'lambda',
+  ALERT_STATE_TABLE: 'vllm-eks-pilot-alert-state',
 };
 
 function issuesOf(env: Record<string, string | undefined>): string[] {
@@ -35,7 +36,7 @@ function issuesOf(env: Record<string, string | undefined>): string[] {
 }
 
 describe('Function: loadPreflightConfig', () => {
-  it('reads the targets with their optional Service and ScaledObject, the defaults, and the evaluator flag', () => {
+  it('reads the targets with their optional Service and ScaledObject, the defaults, and the alerting engine', () => {
     // Act
     const config = loadPreflightConfig(validEnv);
 
@@ -47,7 +48,8 @@ describe('Function: loadPreflightConfig', () => {
     expect(config.ampRegion).toBe('us-east-2');
     expect(config.topicArn).toBe(validEnv.PREFLIGHT_TOPIC_ARN);
     expect(config.historyTable).toBe('vllm-eks-pilot-calibration-history');
-    expect(config.settings).toEqual({ ...DEFAULT_PREFLIGHT_SETTINGS, controlPlaneEvaluatorEnabled: true });
+    expect(config.settings).toEqual({ ...DEFAULT_PREFLIGHT_SETTINGS, alertingEngine: 'lambda' });
+    expect(config.alertStateTable).toBe('vllm-eks-pilot-alert-state');
     expect(config.eksEndpoint).toBeUndefined();
   });
 
@@ -55,7 +57,10 @@ describe('Function: loadPreflightConfig', () => {
     // Act
     const config = loadPreflightConfig({
       ...validEnv,
-      ALERT_EVALUATOR_ENABLED: 'false',
+      ALERTING_ENGINE: 'amp',
+      AMP_RULE_NAMESPACE: 'vllm-eks-pilot-prod',
+      AMP_CONTROL_PLANE_ENDPOINT: 'http://127.0.0.1:4568',
+      TARGETS: JSON.stringify([{ ...target, alerts: { rules: { VLLMHighLatency: { threshold: 2.5 } } } }]),
       PREFLIGHT_SETTINGS: JSON.stringify({ freshnessSeconds: 10, scaleCycleStepSeconds: 1 }),
       AMP_REGION: 'eu-west-1',
       EKS_ENDPOINT: 'http://127.0.0.1:4566',
@@ -68,8 +73,12 @@ describe('Function: loadPreflightConfig', () => {
       freshnessSeconds: 10,
       scaleCycleStepSeconds: 1,
       warmupRequests: 100,
-      controlPlaneEvaluatorEnabled: false,
+      alertingEngine: 'amp',
+      ampRuleNamespace: 'vllm-eks-pilot-prod',
     });
+    expect(config.ampControlPlaneEndpoint).toBe('http://127.0.0.1:4568');
+    // A target's alert settings: check 5 compares AMP's rules with the ones they generate.
+    expect(config.targets[0]?.alerts?.rules.VLLMHighLatency.threshold).toBe(2.5);
     expect(config.ampRegion).toBe('eu-west-1');
     expect(config.eksEndpoint).toBe('http://127.0.0.1:4566');
     expect(config.snsEndpoint).toBe('http://127.0.0.1:4567');
@@ -81,11 +90,26 @@ describe('Function: loadPreflightConfig', () => {
     { case: 'a topic name, not an ARN', env: { PREFLIGHT_TOPIC_ARN: 'preflight' }, issue: /must be an SNS topic ARN/ },
     { case: 'no history table', env: { HISTORY_TABLE: undefined }, issue: /^HISTORY_TABLE: is required/ },
     {
-      case: 'the flag unset',
-      env: { ALERT_EVALUATOR_ENABLED: undefined },
-      issue: /^ALERT_EVALUATOR_ENABLED: is required/,
+      case: 'no alerting engine',
+      env: { ALERTING_ENGINE: undefined },
+      issue: /^ALERTING_ENGINE: is required: who evaluates the alert rules, one of lambda, amp/,
     },
-    { case: 'the flag as "yes"', env: { ALERT_EVALUATOR_ENABLED: 'yes' }, issue: /^ALERT_EVALUATOR_ENABLED: .*"true"/ },
+    { case: 'an unknown engine', env: { ALERTING_ENGINE: 'true' }, issue: /^ALERTING_ENGINE: .*lambda, amp/ },
+    {
+      case: 'the Lambda engine without the alert state table (its heartbeat)',
+      env: { ALERT_STATE_TABLE: undefined },
+      issue: /^ALERT_STATE_TABLE: is required with ALERTING_ENGINE=lambda/,
+    },
+    {
+      case: 'the AMP engine without its rule groups namespace',
+      env: { ALERTING_ENGINE: 'amp' },
+      issue: /^AMP_RULE_NAMESPACE: is required with ALERTING_ENGINE=amp/,
+    },
+    {
+      case: "a bad threshold in a target's alert settings",
+      env: { TARGETS: JSON.stringify([{ ...target, alerts: { rules: { VLLMKVCacheFull: { threshold: 95 } } } }]) },
+      issue: /^TARGETS: targets\[0\]\.alerts\.rules\.VLLMKVCacheFull\.threshold: 95 is not valid/,
+    },
     {
       case: 'a typo in a target',
       env: { TARGETS: JSON.stringify([{ ...target, namspace: 'llm' }]) },

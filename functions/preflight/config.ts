@@ -12,7 +12,10 @@ import {
   TOPIC_ARN,
   uniqueTargetList,
 } from '../../shared/config/index.js';
+import { parseAlertSettings } from '../../shared/alerts/rules/index.js';
 import {
+  ALERTING_ENGINES,
+  type AlertingEngine,
   parsePreflightSettings,
   type PreflightSettings,
   PreflightSettingsInvalidError,
@@ -29,9 +32,12 @@ export interface PreflightConfig {
   topicArn: string;
   /** The calibration history table (the calibration functions call it HISTORY_TABLE too). */
   historyTable: string;
-  /** The settings every check reads; `controlPlaneEvaluatorEnabled` comes from ALERT_EVALUATOR_ENABLED. */
+  /** The settings every check reads; `alertingEngine` comes from ALERTING_ENGINE, `ampRuleNamespace` from AMP_RULE_NAMESPACE. */
   settings: PreflightSettings;
+  /** The alert state table, where the evaluator records its heartbeat (the Lambda engine's check 5 reads it). */
+  alertStateTable?: string;
   /** Set only for the local twin or VPC endpoints. */
+  ampControlPlaneEndpoint?: string;
   eksEndpoint?: string;
   snsEndpoint?: string;
   dynamoDbEndpoint?: string;
@@ -51,11 +57,24 @@ const environmentSchema = z.object({
   HISTORY_TABLE: z.string({ error: 'is required: the calibration history DynamoDB table' }).regex(TABLE_NAME, {
     error: 'must be a DynamoDB table name: 3-255 letters, digits, "_", "-" or "."',
   }),
-  ALERT_EVALUATOR_ENABLED: z.enum(['true', 'false'], {
-    error: 'is required: "true" when this stack\'s alert-evaluator runs the five rules, else "false"',
+  ALERTING_ENGINE: z.enum(Object.values(ALERTING_ENGINES), {
+    error: `is required: who evaluates the alert rules, one of ${Object.values(ALERTING_ENGINES).join(', ')} (the stage's alerting.engine)`,
   }),
+  ALERT_STATE_TABLE: z
+    .string()
+    .regex(TABLE_NAME, { error: 'must be a DynamoDB table name: 3-255 letters, digits, "_", "-" or "."' })
+    .optional(),
+  AMP_RULE_NAMESPACE: z
+    .string()
+    .regex(/^[0-9A-Za-z][-.0-9A-Z_a-z]{0,127}$/, {
+      error: 'must be an AMP rule groups namespace name: 1-128 letters, digits, "-", "." or "_"',
+    })
+    .optional(),
   // Parsed below with the checks' own schema (parsePreflightSettings).
   PREFLIGHT_SETTINGS: z.string().optional(),
+  AMP_CONTROL_PLANE_ENDPOINT: httpUrl(
+    "the AMP control-plane endpoint override (aps.<region>.amazonaws.com's)",
+  ).optional(),
   EKS_ENDPOINT: httpUrl('the EKS endpoint override').optional(),
   SNS_ENDPOINT: httpUrl('the SNS endpoint override').optional(),
   DYNAMODB_ENDPOINT: httpUrl('the DynamoDB endpoint override').optional(),
@@ -76,7 +95,9 @@ const preflightTargetSchema = targetSchema.extend({
       error: 'is not a ScaledObject name; accepted: a DNS-1123 subdomain (lower-case letters, digits, "-", ".")',
     })
     .optional(),
-}) satisfies z.ZodType<PreflightTarget>;
+  // The evaluator's alert settings of the target (parsed below): check 5 compares AMP's rules with what they generate.
+  alerts: z.unknown().optional(),
+});
 
 const preflightTargetsSchema = uniqueTargetList(preflightTargetSchema);
 
@@ -94,7 +115,19 @@ export function parsePreflightTargets(text: string): PreflightTarget[] {
   }
   const parsed = preflightTargetsSchema.safeParse(value);
   if (!parsed.success) throw new ConfigInvalidError('targets', toConfigIssues('targets', parsed.error.issues));
-  return parsed.data;
+  const issues: ConfigIssue[] = [];
+  const targets = parsed.data.map(({ alerts, ...target }, index): PreflightTarget => {
+    if (alerts === undefined) return target;
+    try {
+      return { ...target, alerts: parseAlertSettings(alerts, `targets[${index}].alerts`) };
+    } catch (error) {
+      if (!(error instanceof ConfigInvalidError)) throw error;
+      issues.push(...error.issues);
+      return target;
+    }
+  });
+  if (issues.length > 0) throw new ConfigInvalidError('targets', issues);
+  return targets;
 }
 
 /**
@@ -118,7 +151,22 @@ export function loadPreflightConfig(env: Readonly<Record<string, string | undefi
     if (!(error instanceof ConfigInvalidError)) throw error;
     issues.unshift(...error.issues);
   }
-  if (parsed === undefined || settings === undefined) throw new ConfigInvalidError('environment', issues);
+  if (parsed !== undefined) {
+    // Each engine's evidence needs its own address (check 5).
+    const engine: AlertingEngine = parsed.vars.ALERTING_ENGINE;
+    if (engine === ALERTING_ENGINES.lambda && parsed.vars.ALERT_STATE_TABLE === undefined)
+      issues.push({
+        path: 'ALERT_STATE_TABLE',
+        message: "is required with ALERTING_ENGINE=lambda: the alert state table, where the evaluator's heartbeat is",
+      });
+    if (engine === ALERTING_ENGINES.amp && parsed.vars.AMP_RULE_NAMESPACE === undefined)
+      issues.push({
+        path: 'AMP_RULE_NAMESPACE',
+        message: 'is required with ALERTING_ENGINE=amp: the rule groups namespace the AMP engine installs',
+      });
+  }
+  if (parsed === undefined || settings === undefined || issues.length > 0)
+    throw new ConfigInvalidError('environment', issues);
   const { vars, targets } = parsed;
   return {
     targets,
@@ -127,7 +175,15 @@ export function loadPreflightConfig(env: Readonly<Record<string, string | undefi
     region: vars.AWS_REGION,
     topicArn: vars.PREFLIGHT_TOPIC_ARN,
     historyTable: vars.HISTORY_TABLE,
-    settings: { ...settings, controlPlaneEvaluatorEnabled: vars.ALERT_EVALUATOR_ENABLED === 'true' },
+    settings: {
+      ...settings,
+      alertingEngine: vars.ALERTING_ENGINE,
+      ...(vars.AMP_RULE_NAMESPACE === undefined ? {} : { ampRuleNamespace: vars.AMP_RULE_NAMESPACE }),
+    },
+    ...(vars.ALERT_STATE_TABLE === undefined ? {} : { alertStateTable: vars.ALERT_STATE_TABLE }),
+    ...(vars.AMP_CONTROL_PLANE_ENDPOINT === undefined
+      ? {}
+      : { ampControlPlaneEndpoint: vars.AMP_CONTROL_PLANE_ENDPOINT }),
     ...(vars.EKS_ENDPOINT === undefined ? {} : { eksEndpoint: vars.EKS_ENDPOINT }),
     ...(vars.SNS_ENDPOINT === undefined ? {} : { snsEndpoint: vars.SNS_ENDPOINT }),
     ...(vars.DYNAMODB_ENDPOINT === undefined ? {} : { dynamoDbEndpoint: vars.DYNAMODB_ENDPOINT }),

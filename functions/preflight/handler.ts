@@ -1,3 +1,4 @@
+import { AmpClient } from '@aws-sdk/client-amp';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import type { Logger } from '@aws-lambda-powertools/logger';
@@ -5,12 +6,16 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import * as z from 'zod';
+import { ClientAmpControlPlane } from '../../shared/alerts/amp/index.js';
+import { DynamoDbHeartbeatStore } from '../../shared/alerts/heartbeat/index.js';
 import { DynamoDbHistoryStore } from '../../shared/calibration/history/index.js';
 import { type Clock, systemClock } from '../../shared/clock/index.js';
 import { type ClusterClient } from '../../shared/kube/index.js';
 import { ClusterConnections, lazyClusterClient } from '../../shared/kube/connection/index.js';
 import { HttpAlertRulesSource, HttpMetricsSource } from '../../shared/metrics/index.js';
 import {
+  ALERTING_ENGINES,
+  type AmpRuleGroupsSource,
   CHECK_STATUSES,
   type CheckStatus,
   formatPreflightReport,
@@ -162,6 +167,13 @@ export function depsFromEnvironment(
     clock,
   });
   const clusterFor = (name: string): ClusterClient => lazyClusterClient(() => connections.get(config.region, name));
+  // Check 5's evidence, per engine: the evaluator's heartbeat, or AMP's rule groups namespace.
+  const alerting =
+    config.settings.alertingEngine === ALERTING_ENGINES.lambda
+      ? config.alertStateTable === undefined
+        ? {}
+        : { heartbeat: new DynamoDbHeartbeatStore({ client: dynamo, tableName: config.alertStateTable }) }
+      : { ampRuleGroups: ampRuleGroupsSource(config, requestHandler) };
   logger.info('configuration loaded', {
     targets: config.targets.map((t) => t.name),
     ampWorkspaceUrl: config.ampWorkspaceUrl,
@@ -177,6 +189,7 @@ export function depsFromEnvironment(
         cluster: clusterFor(target.cluster),
         metrics,
         rules,
+        alerting,
         history,
         settings: config.settings,
         clock,
@@ -200,6 +213,26 @@ export function depsFromEnvironment(
     },
     logger,
     clock,
+  };
+}
+
+/** AMP's rule groups namespaces through @aws-sdk/client-amp (the AMP engine's check 5), for the stack's workspace. */
+function ampRuleGroupsSource(
+  config: PreflightConfig,
+  requestHandler: { connectionTimeout: number; requestTimeout: number },
+): AmpRuleGroupsSource {
+  const workspaceId = /\/workspaces\/(ws-[^/]+)/.exec(config.ampWorkspaceUrl)?.[1] ?? '';
+  const controlPlane = new ClientAmpControlPlane({
+    client: new AmpClient({
+      region: config.ampRegion,
+      requestHandler,
+      ...(config.ampControlPlaneEndpoint === undefined ? {} : { endpoint: config.ampControlPlaneEndpoint }),
+    }),
+    workspaceId,
+  });
+  return {
+    describeRuleGroups: async (namespace, signal) =>
+      (await controlPlane.describe({ kind: 'ruleGroupsNamespace', name: namespace }, { signal }))?.data,
   };
 }
 

@@ -23,8 +23,10 @@ export {
 export type { AlertPublisher } from './publisher.js';
 export {
   TARGET_CYCLE_STATUS,
+  mergeAlertCycleSummaries,
   runAlertCycle,
   summarizeAlertCycle,
+  type AlertCycleResult,
   type AlertCycleSummary,
   type TargetCycleResult,
 } from './runAlertCycle.js';

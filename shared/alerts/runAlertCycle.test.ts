@@ -6,7 +6,14 @@ import { VirtualClock } from '../clock/index.js';
 import type { AlertMessage } from './message.js';
 import { SnsAlertPublisher } from './notify/index.js';
 import type { LoggerPort } from '../log/index.js';
-import { runAlertCycle, summarizeAlertCycle, type RunAlertCycleInput } from './runAlertCycle.js';
+import {
+  type AlertCycleSummary,
+  mergeAlertCycleSummaries,
+  runAlertCycle,
+  summarizeAlertCycle,
+  type RunAlertCycleInput,
+} from './runAlertCycle.js';
+import { AlertPipelineInputInvalidError } from './pipelineErrors.js';
 import { activeSilence, type Silence } from './silences/index.js';
 import { ALERT_STATE_TABLE, DynamoDbAlertStateStore } from './state/index.js';
 import { FIXTURE_T0, FIXTURE_TARGET, fixtureEvaluation, fixtureInstance, fixtureState } from './testing/fixtures.js';
@@ -480,5 +487,74 @@ describe('Function: runAlertCycle', () => {
 
     // Assess
     await expect(act).rejects.toThrow(/^evaluations: target prod-ministral appears more than once/);
+  });
+});
+
+describe('Function: mergeAlertCycleSummaries', () => {
+  /** One cycle's summary of target `prod`: `sent` lines, `firing` instances, its status. */
+  const cycle = (at: string, sent: string[], firing: number, status: 'ok' | 'failed' = 'ok'): AlertCycleSummary => ({
+    evaluatorId: 'req-1',
+    at,
+    totals: {
+      targets: 1,
+      failedTargets: status === 'failed' ? 1 : 0,
+      firing,
+      sent: sent.length,
+      failed: 0,
+      skipped: 1,
+      muted: 0,
+    },
+    targets: [
+      {
+        target: 'prod',
+        status,
+        firing,
+        sent,
+        failed: [],
+        skipped: 1,
+        muted: [],
+        ruleFailures: status === 'failed' ? ['VLLMHighQueueDepth: Error: timeout'] : [],
+        problems: [],
+      },
+    ],
+  });
+
+  it("sums what any cycle sent or skipped, and keeps the last cycle's state (firing, status, failures)", () => {
+    // Prepare: the alert fires in the first cycle, resolves in the third; the fourth fails.
+    const cycles = [
+      cycle('2026-12-03T14:00:00.000Z', ['VLLMKVCacheFull firing (first) fp'], 1),
+      cycle('2026-12-03T14:00:15.000Z', [], 1),
+      cycle('2026-12-03T14:00:30.000Z', ['VLLMKVCacheFull resolved (resolved) fp'], 0),
+      cycle('2026-12-03T14:00:45.000Z', [], 0, 'failed'),
+    ];
+
+    // Act
+    const merged = mergeAlertCycleSummaries(cycles);
+
+    // Assess
+    expect(merged.at).toBe('2026-12-03T14:00:00.000Z');
+    expect(merged.totals).toEqual({
+      targets: 1,
+      failedTargets: 1,
+      firing: 0,
+      sent: 2,
+      failed: 0,
+      skipped: 4,
+      muted: 0,
+    });
+    expect(merged.targets[0]).toMatchObject({
+      status: 'failed',
+      sent: ['VLLMKVCacheFull firing (first) fp', 'VLLMKVCacheFull resolved (resolved) fp'],
+      ruleFailures: ['VLLMHighQueueDepth: Error: timeout'],
+    });
+  });
+
+  it('merges one cycle to itself, and refuses none', () => {
+    // Prepare
+    const one = cycle('2026-12-03T14:00:00.000Z', ['x'], 1);
+
+    // Act / Assess
+    expect(mergeAlertCycleSummaries([one])).toEqual(one);
+    expect(() => mergeAlertCycleSummaries([])).toThrow(AlertPipelineInputInvalidError);
   });
 });

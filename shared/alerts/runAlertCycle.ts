@@ -449,3 +449,43 @@ export function summarizeAlertCycle(result: AlertCycleResult): AlertCycleSummary
     })),
   };
 }
+
+/**
+ * The cycles of one invocation (the evaluator runs several, an interval apart) as one summary: what any cycle sent,
+ * failed to send, skipped or muted (summed, in order), and each target's status, firing count, rule failures and
+ * problems as the last cycle found them (a failure of an earlier cycle that the last one no longer had is in that
+ * cycle's own summary). One cycle merges to itself.
+ */
+export function mergeAlertCycleSummaries(cycles: readonly AlertCycleSummary[]): AlertCycleSummary {
+  const [first] = cycles;
+  const last = cycles.at(-1);
+  if (first === undefined || last === undefined)
+    throw new AlertPipelineInputInvalidError('cycles', 'is empty', 'the summaries of the cycles an invocation ran');
+  const sum = (pick: (totals: AlertCycleSummary['totals']) => number) =>
+    cycles.reduce((total, cycle) => total + pick(cycle.totals), 0);
+  const ofTarget = (name: string) =>
+    cycles.flatMap((cycle) => cycle.targets.filter((target) => target.target === name));
+  return {
+    evaluatorId: first.evaluatorId,
+    at: first.at,
+    totals: {
+      targets: last.totals.targets,
+      failedTargets: last.totals.failedTargets,
+      firing: last.totals.firing,
+      sent: sum((t) => t.sent),
+      failed: sum((t) => t.failed),
+      skipped: sum((t) => t.skipped),
+      muted: sum((t) => t.muted),
+    },
+    targets: last.targets.map((target) => {
+      const all = ofTarget(target.target);
+      return {
+        ...target,
+        sent: all.flatMap((t) => t.sent),
+        failed: all.flatMap((t) => t.failed),
+        skipped: all.reduce((total, t) => total + t.skipped, 0),
+        muted: all.flatMap((t) => t.muted),
+      };
+    }),
+  };
+}

@@ -9,11 +9,15 @@ export {
 } from './notification.js';
 export { DEFAULT_PREFLIGHT_SETTINGS, parsePreflightSettings } from './settings.js';
 export {
+  ALERTING_ENGINES,
   CHECK_IDS,
   CHECK_STATUSES,
+  type AlertingEngine,
+  type AmpRuleGroupsSource,
   type CheckId,
   type CheckResult,
   type CheckStatus,
+  type EvaluatorHeartbeatSource,
   type PreflightReport,
   type PreflightSettings,
   type PreflightTarget,

@@ -4,14 +4,16 @@
  *
  * ```json
  * { "freshnessSeconds": 120, "scaleCycleLookbackSeconds": 604800, "scaleCycleStepSeconds": 60,
- *   "gpuMemoryUtilizationWarnAbove": 0.9, "warmupRequests": 100, "controlPlaneEvaluatorEnabled": false,
+ *   "gpuMemoryUtilizationWarnAbove": 0.9, "warmupRequests": 100, "alertingEngine": "lambda",
  *   "dashboardLabel": { "name": "grafana_dashboard", "value": "1" } }
  * ```
+ *
+ * `ampRuleNamespace` (the AMP engine's rule groups namespace) has no default: the stack sets it for its stage.
  */
 import * as z from 'zod';
 import { formatPath } from '../config/index.js';
 import { PreflightSettingsInvalidError } from './errors.js';
-import type { PreflightSettings } from './types.js';
+import { ALERTING_ENGINES, type PreflightSettings } from './types.js';
 
 /** The defaults: each documented on `PreflightSettings` (shared/preflight/types.ts). */
 export const DEFAULT_PREFLIGHT_SETTINGS: Readonly<PreflightSettings> = Object.freeze({
@@ -20,7 +22,7 @@ export const DEFAULT_PREFLIGHT_SETTINGS: Readonly<PreflightSettings> = Object.fr
   scaleCycleStepSeconds: 60,
   gpuMemoryUtilizationWarnAbove: 0.9,
   warmupRequests: 100,
-  controlPlaneEvaluatorEnabled: false,
+  alertingEngine: ALERTING_ENGINES.lambda,
   dashboardLabel: Object.freeze({ name: 'grafana_dashboard', value: '1' }),
 });
 
@@ -50,9 +52,17 @@ const settingsSchema = z.strictObject({
     .int({ error: 'must be an integer; accepted: an integer >= 0' })
     .min(0, { error: 'must be >= 0; accepted: an integer >= 0' })
     .default(DEFAULT_PREFLIGHT_SETTINGS.warmupRequests),
-  controlPlaneEvaluatorEnabled: z
-    .boolean({ error: 'must be true or false' })
-    .default(DEFAULT_PREFLIGHT_SETTINGS.controlPlaneEvaluatorEnabled),
+  alertingEngine: z
+    .enum(Object.values(ALERTING_ENGINES), {
+      error: `must be one of ${Object.values(ALERTING_ENGINES).join(', ')} (who evaluates the alert rules)`,
+    })
+    .default(DEFAULT_PREFLIGHT_SETTINGS.alertingEngine),
+  ampRuleNamespace: z
+    .string({ error: 'must be the AMP rule groups namespace name' })
+    .regex(/^[0-9A-Za-z][-.0-9A-Z_a-z]{0,127}$/, {
+      error: 'must be 1-128 letters, digits, "-", "." or "_", starting with a letter or digit (AMP)',
+    })
+    .optional(),
   dashboardLabel: z
     .strictObject({
       name: z.string({ error: 'must be a label name' }).min(1, { error: 'must not be empty' }),

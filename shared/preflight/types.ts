@@ -1,3 +1,5 @@
+import type { AlertSettings } from '../alerts/index.js';
+import type { EvaluatorHeartbeat } from '../alerts/heartbeat/index.js';
 import type { CalibrationHistoryStore } from '../calibration/history/index.js';
 import type { Clock } from '../clock/index.js';
 import type { ClusterClient, ObjectRef } from '../kube/index.js';
@@ -56,6 +58,27 @@ export interface PreflightTarget extends Target {
   service?: string;
   /** The ScaledObject that scales the Deployment; default: any ScaledObject whose scaleTargetRef names it. */
   scaledObject?: string;
+  /** The target's alert settings (the evaluator's `alerts`): check 5 compares AMP's rules with the ones they make. */
+  alerts?: AlertSettings;
+}
+
+/**
+ * Who evaluates the alert rules (the stage setting `alerting.engine`): this control plane's alert-evaluator Lambda,
+ * or AMP's ruler and Alertmanager. Check 5 asks each for its own evidence.
+ */
+export const ALERTING_ENGINES = { lambda: 'lambda', amp: 'amp' } as const;
+export type AlertingEngine = (typeof ALERTING_ENGINES)[keyof typeof ALERTING_ENGINES];
+
+/** The evaluator's heartbeat, as check 5 reads it (DynamoDbHeartbeatStore: the alert state table). */
+export interface EvaluatorHeartbeatSource {
+  /** The last cycle the evaluator recorded, or undefined when it never recorded one. */
+  read(signal?: AbortSignal): Promise<EvaluatorHeartbeat | undefined>;
+}
+
+/** AMP's rule groups namespaces, as check 5 reads them (adapter: @aws-sdk/client-amp DescribeRuleGroupsNamespace). */
+export interface AmpRuleGroupsSource {
+  /** The namespace's data as AMP holds it (a Prometheus rules file, YAML), or undefined when there is no such namespace. */
+  describeRuleGroups(namespace: string, signal?: AbortSignal): Promise<string | undefined>;
 }
 
 /** Tunables, parsed once (shared/preflight/settings.ts); every field has a default suited to AWS. */
@@ -69,8 +92,10 @@ export interface PreflightSettings {
   gpuMemoryUtilizationWarnAbove: number;
   /** The warmup requests a replica must have served before it is Ready (check 9). Default 100, the guide's. */
   warmupRequests: number;
-  /** True when this control plane's alert-evaluator runs the five rules (check 5 passes without AMP rule groups). */
-  controlPlaneEvaluatorEnabled: boolean;
+  /** Who evaluates the alert rules (check 5's evidence): `lambda` (the default) or `amp`. */
+  alertingEngine: AlertingEngine;
+  /** The AMP rule groups namespace the AMP engine installs (`<service>-<stage>` in the stack); no default. */
+  ampRuleNamespace?: string;
   /** The Grafana sidecar's ConfigMap label (check 4). Default `grafana_dashboard` = `1`, the chart's default. */
   dashboardLabel: { name: string; value: string };
 }
@@ -81,6 +106,8 @@ export interface PreflightContext {
   cluster: ClusterClient;
   metrics: MetricsSource;
   rules: AlertRulesSource;
+  /** Check 5's evidence: the evaluator's heartbeat (Lambda engine) or AMP's rule groups (AMP engine). */
+  alerting: { heartbeat?: EvaluatorHeartbeatSource; ampRuleGroups?: AmpRuleGroupsSource };
   history: CalibrationHistoryStore;
   settings: PreflightSettings;
   clock: Clock;

@@ -1,8 +1,18 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { gzipSync } from 'node:zlib';
-import { CloudWatchClient, PutMetricDataCommand, type MetricDatum } from '@aws-sdk/client-cloudwatch';
+import {
+  CloudWatchClient,
+  DescribeAlarmsCommand,
+  PutMetricAlarmCommand,
+  type PutMetricAlarmCommandInput,
+  PutMetricDataCommand,
+  type MetricDatum,
+} from '@aws-sdk/client-cloudwatch';
+import { heartbeatAlarmProperties, heartbeatDatum } from '../../shared/alerts/heartbeat/index.js';
 import { VirtualClock } from '../../shared/clock/index.js';
+import { CloudWatchMetricsSink } from '../../shared/cloudwatch/index.js';
 import { startCloudWatchTwin, type CloudWatchTwin } from './cloudwatch.js';
+import { evaluateAlarm, type TwinAlarm } from './cloudwatchAlarms.js';
 
 const at = new Date('2025-06-01T12:00:00.250Z');
 
@@ -211,5 +221,222 @@ describe('Function: startCloudWatchTwin', () => {
     // Assess
     await expect(fetch(`${other.endpoint}/_twin/datums`)).rejects.toThrow();
     otherClient.destroy();
+  });
+});
+
+describe('Alarms: PutMetricAlarm, DescribeAlarms and evaluation in the twin', () => {
+  const start = Date.parse('2025-06-01T12:00:00Z');
+  const clock = new VirtualClock(start);
+  const published: Array<{ topicArn: string; subject: string; message: Record<string, unknown> }> = [];
+  const topic = 'arn:aws:sns:us-east-2:000000000000:vllm-eks-pilot-prod-operations';
+  let twin: CloudWatchTwin;
+  let client: CloudWatchClient;
+  let sink: CloudWatchMetricsSink;
+
+  beforeAll(async () => {
+    twin = await startCloudWatchTwin({
+      clock,
+      region: 'us-east-2',
+      alarmEvaluationIntervalMs: 0,
+      publishAlarm: (topicArn, subject, message) => {
+        published.push({ topicArn, subject, message: JSON.parse(message) as Record<string, unknown> });
+        return Promise.resolve();
+      },
+    });
+    client = new CloudWatchClient({
+      region: twin.region,
+      endpoint: twin.endpoint,
+      credentials: { accessKeyId: 'AKIDTWIN', secretAccessKey: 'twin-secret' },
+      maxAttempts: 1,
+    });
+    sink = new CloudWatchMetricsSink({ client });
+  });
+
+  afterAll(async () => {
+    client.destroy();
+    await twin.stop();
+  });
+
+  /** The alarm's state and reason, as DescribeAlarms answers. */
+  async function describe1(name: string) {
+    const { MetricAlarms } = await client.send(new DescribeAlarmsCommand({ AlarmNames: [name] }));
+    const [alarm] = MetricAlarms ?? [];
+    return { state: alarm?.StateValue, reason: alarm?.StateReason };
+  }
+
+  it('turns the heartbeat alarm to ALARM once the heartbeat stops, with the reason, and publishes it to its topic', async () => {
+    // Prepare: the stack's heartbeat alarm (one definition for CloudFormation and the twin) and a healthy evaluator:
+    // four ok cycles a minute for three minutes, published as the evaluator publishes them.
+    const name = 'vllm-eks-pilot-prod-evaluator-heartbeat';
+    await client.send(
+      new PutMetricAlarmCommand(
+        heartbeatAlarmProperties({
+          alarmName: name,
+          namespace: 'vLLM/EKSPilot',
+          stage: 'prod',
+          topicArns: [topic],
+        }) as unknown as PutMetricAlarmCommandInput,
+      ),
+    );
+    const created = await describe1(name);
+    for (let second = 0; second < 180; second += 15)
+      await sink.publish('vLLM/EKSPilot', [heartbeatDatum({ ok: true, lastCycleAtMs: start + second * 1000 }, 'prod')]);
+
+    // Act: evaluate after the three healthy minutes, then again three minutes after the heartbeat stopped.
+    clock.set(start + 180_000 + 5_000);
+    const healthy = await twin.evaluateAlarms();
+    clock.set(start + 360_000 + 5_000);
+    const stopped = await twin.evaluateAlarms();
+    const after = await describe1(name);
+
+    // Assess
+    expect(created).toEqual({ state: 'INSUFFICIENT_DATA', reason: 'Unchecked: Initial alarm creation' });
+    expect(healthy.map((t) => [t.from, t.to])).toEqual([['INSUFFICIENT_DATA', 'OK']]);
+    expect(healthy[0]?.reason).toBe(
+      'Threshold Crossed: 3 out of the last 3 datapoints [4.0 (01/06/25 12:02:00), 4.0 (01/06/25 12:01:00), 4.0 (01/06/25 12:00:00)] were not less than the threshold (1.0) (minimum 1 datapoint for ALARM -> OK transition).',
+    );
+    expect(stopped).toEqual([
+      expect.objectContaining({
+        alarmName: name,
+        from: 'OK',
+        to: 'ALARM',
+        reason:
+          'Threshold Crossed: no datapoints were received for 3 periods and 3 missing datapoints were treated as [Breaching].',
+        notified: [topic],
+      }),
+    ]);
+    expect(after).toEqual({ state: 'ALARM', reason: stopped[0]?.reason });
+    expect(published.at(-1)).toMatchObject({
+      topicArn: topic,
+      subject: `ALARM: "${name}" in US East (Ohio)`,
+      message: {
+        AlarmName: name,
+        NewStateValue: 'ALARM',
+        OldStateValue: 'OK',
+        Trigger: {
+          MetricName: 'EvaluatorCycles',
+          Namespace: 'vLLM/EKSPilot',
+          Period: 60,
+          TreatMissingData: 'breaching',
+        },
+      },
+    });
+  });
+
+  it('refuses what CloudWatch refuses, naming the parameter', async () => {
+    // Act
+    const refused = await client
+      .send(
+        new PutMetricAlarmCommand({
+          AlarmName: 'odd-period',
+          Namespace: 'vLLM/EKSPilot',
+          MetricName: 'EvaluatorCycles',
+          Statistic: 'Sum',
+          Period: 45,
+          EvaluationPeriods: 3,
+          Threshold: 1,
+          ComparisonOperator: 'LessThanThreshold',
+        }),
+      )
+      .then(
+        () => undefined,
+        (error: unknown) => error as Error & { Code?: string },
+      );
+
+    // Assess
+    expect(refused).toMatchObject({ name: 'InvalidParameterValueException' });
+    expect(refused?.message).toMatch(/Period is invalid: must be 10, 30 or a multiple of 60/);
+  });
+});
+
+describe('Function: evaluateAlarm', () => {
+  const T0 = Date.parse('2025-06-01T12:00:00Z');
+  const alarm = (overrides: Partial<TwinAlarm> = {}): TwinAlarm => ({
+    alarmName: 'a',
+    alarmDescription: undefined,
+    actionsEnabled: true,
+    alarmActions: [],
+    okActions: [],
+    insufficientDataActions: [],
+    namespace: 'N',
+    metricName: 'M',
+    dimensions: { Stage: 'prod' },
+    statistic: 'Sum',
+    unit: undefined,
+    periodSeconds: 60,
+    evaluationPeriods: 3,
+    datapointsToAlarm: 3,
+    threshold: 1,
+    comparisonOperator: 'LessThanThreshold',
+    treatMissingData: 'breaching',
+    alarmArn: 'arn:aws:cloudwatch:us-east-2:000000000000:alarm:a',
+    configurationUpdatedAtMs: T0,
+    state: 'OK',
+    stateReason: '',
+    stateReasonData: undefined,
+    stateUpdatedAtMs: T0,
+    ...overrides,
+  });
+  /** One datum of `value` in each listed minute after T0. */
+  const minutes = (values: Record<number, number>, dimensions: Record<string, string> = { Stage: 'prod' }) =>
+    Object.entries(values).map(([minute, value]) => ({
+      namespace: 'N',
+      metricName: 'M',
+      unit: 'Count',
+      value,
+      timestampMs: T0 + Number(minute) * 60_000 + 30_000,
+      dimensions,
+    }));
+  const AT = T0 + 3 * 60_000 + 10_000;
+
+  it.each([
+    // Each case: the datapoints of minutes 0-2 (evaluated at 3:10) and what CloudWatch decides.
+    { case: '3 of 3 breaching', alarm: {}, data: minutes({ 0: 0, 1: 0, 2: 0 }), state: 'ALARM' },
+    // The current minute (3) has not ended: its datum is not evaluated yet.
+    {
+      case: 'a datum in the unfinished period does not count',
+      alarm: {},
+      data: [...minutes({ 0: 0, 1: 0, 2: 0 }), ...minutes({ 3: 4 })],
+      state: 'ALARM',
+    },
+    { case: '2 of 3 breaching with 3 to alarm', alarm: {}, data: minutes({ 0: 0, 1: 2, 2: 0 }), state: 'OK' },
+    {
+      case: '2 of 3 breaching with 2 to alarm (M of N)',
+      alarm: { datapointsToAlarm: 2 },
+      data: minutes({ 0: 0, 1: 2, 2: 0 }),
+      state: 'ALARM',
+    },
+    { case: 'one missing minute counted as breaching', alarm: {}, data: minutes({ 0: 0, 1: 0 }), state: 'ALARM' },
+    {
+      case: 'missing data not breaching',
+      alarm: { treatMissingData: 'notBreaching' as const },
+      data: minutes({ 0: 0 }),
+      state: 'OK',
+    },
+    {
+      case: 'every datapoint missing with the default treatment',
+      alarm: { treatMissingData: 'missing' as const },
+      data: [],
+      state: 'INSUFFICIENT_DATA',
+    },
+    {
+      // Another metric: the same name with one more dimension is not the alarm's metric.
+      case: 'datums of another dimension set',
+      alarm: { treatMissingData: 'missing' as const },
+      data: minutes({ 0: 0, 1: 0, 2: 0 }, { Stage: 'prod', Extra: 'x' }),
+      state: 'INSUFFICIENT_DATA',
+    },
+    {
+      case: 'ignore keeps the state without data',
+      alarm: { treatMissingData: 'ignore' as const, state: 'ALARM' as const },
+      data: [],
+      state: undefined,
+    },
+  ])('$case → $state', ({ alarm: overrides, data, state }) => {
+    // Act
+    const verdict = evaluateAlarm(alarm(overrides), data, AT);
+
+    // Assess
+    expect(verdict.change ? verdict.state : undefined).toBe(state);
   });
 });

@@ -12,6 +12,16 @@ import {
   unitProblem,
   valueProblem,
 } from '../../shared/cloudwatch/index.js';
+import {
+  actionsFor,
+  ALARM_STATES,
+  type AlarmState,
+  AlarmDefinitionError,
+  alarmNotification,
+  evaluateAlarm,
+  parsePutMetricAlarm,
+  type TwinAlarm,
+} from './cloudwatchAlarms.js';
 
 /** A datum as the twin stored it. */
 export interface RecordedDatum {
@@ -39,13 +49,35 @@ export interface RecordedRequest {
   bodyBytes: number;
 }
 
+/** An alarm that changed state at one evaluation. */
+export interface AlarmTransition {
+  alarmName: string;
+  from: AlarmState;
+  to: AlarmState;
+  reason: string;
+  atMs: number;
+  /** The SNS topics the change was published to (the actions of the new state). */
+  notified: string[];
+  /** Actions that could not be run, with the error. */
+  failedActions: string[];
+}
+
 export interface CloudWatchTwinOptions {
   /** One line per request, for the demo and debugging. */
   log?: (line: string) => void;
   /** Region the twin claims to be (clients sign for it; the twin does not check signatures). */
   region?: string;
-  /** Source of receive times. */
+  /** The account in alarm ARNs and alarm messages; default 000000000000. */
+  accountId?: string;
+  /** Source of receive times and of "now" when alarms are evaluated. */
   clock?: Clock;
+  /**
+   * How often the twin evaluates every alarm (CloudWatch: every minute); 0 = only when `evaluateAlarms` is called.
+   * Default 60 000 ms.
+   */
+  alarmEvaluationIntervalMs?: number;
+  /** Runs an alarm's SNS action: publishes the alarm message to the topic (the twin wires the twin's SNS). */
+  publishAlarm?: (topicArn: string, subject: string, message: string) => Promise<void>;
 }
 
 export interface CloudWatchTwin {
@@ -57,6 +89,10 @@ export interface CloudWatchTwin {
   clear(): void;
   /** The next `n` PutMetricData requests fail with `status` (500: InternalServiceFault; 400/429: Throttling). */
   failNextRequests(n: number, status?: number): void;
+  /** The alarms PutMetricAlarm defined, with their state. */
+  alarms(): TwinAlarm[];
+  /** Evaluates every alarm now (the clock's now), runs the actions of the states entered, returns the changes. */
+  evaluateAlarms(): Promise<AlarmTransition[]>;
   stop(): Promise<void>;
 }
 
@@ -92,10 +128,17 @@ class TwinRequestError extends Error {
   }
 }
 
+/** The operations the twin serves (X-Amz-Target `GraniteServiceVersion20100801.<operation>`). */
+const OPERATIONS = ['PutMetricData', 'PutMetricAlarm', 'DescribeAlarms', 'DeleteAlarms'] as const;
+type Operation = (typeof OPERATIONS)[number];
+
 /**
  * Starts the twin's CloudWatch endpoint on 127.0.0.1 (a free port). It speaks what the real SDK sends
  * (AWS JSON 1.0, gzip or not), requires an Authorization header without checking the signature, validates like
  * CloudWatch and records the datums. `GET /_twin/datums` returns them as JSON; `DELETE /_twin/datums` clears them.
+ * Metric alarms (PutMetricAlarm, DescribeAlarms, DeleteAlarms) are evaluated over the recorded datums with
+ * CloudWatch's semantics (cloudwatchAlarms.ts), and a change of state publishes the alarm message to the state's SNS
+ * actions through `publishAlarm`.
  */
 export async function startCloudWatchTwin(options: CloudWatchTwinOptions = {}): Promise<CloudWatchTwin> {
   const clock = options.clock ?? systemClock;
@@ -105,6 +148,9 @@ export async function startCloudWatchTwin(options: CloudWatchTwinOptions = {}): 
   let requests: RecordedRequest[] = [];
   let failuresLeft = 0;
   let failureStatus = 500;
+  const accountId = options.accountId ?? '000000000000';
+  const alarms = new Map<string, TwinAlarm>();
+  let evaluating: Promise<AlarmTransition[]> = Promise.resolve([]);
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -128,9 +174,124 @@ export async function startCloudWatchTwin(options: CloudWatchTwinOptions = {}): 
         return sendJson(res, 200, { cleared: true });
       }
     }
-    if (req.method === 'POST' && path === '/') return putMetricData(req, res, wire);
+    if (req.method === 'POST' && path === '/') {
+      const target = req.headers['x-amz-target'];
+      const operation = typeof target === 'string' ? target.replace(`${SERVICE_TARGET}.`, '') : '';
+      if (operation === 'PutMetricData' || !(OPERATIONS as readonly string[]).includes(operation))
+        return putMetricData(req, res, wire);
+      return alarmOperation(operation as Exclude<Operation, 'PutMetricData'>, req, res, wire);
+    }
     sendJson(res, 404, { message: `the CloudWatch twin has no route ${req.method ?? ''} ${path}` });
   }
+
+  function alarmOperation(
+    operation: Exclude<Operation, 'PutMetricData'>,
+    req: IncomingMessage,
+    res: ServerResponse,
+    wire: Buffer,
+  ): void {
+    try {
+      const input = parseJson(decodeBody(req, wire, operation));
+      if (!isObject(input)) throw new TwinRequestError('Serialization', 'body must be a JSON object');
+      res.setHeader('x-amzn-requestid', randomUUID());
+      if (operation === 'PutMetricAlarm') {
+        putMetricAlarm(input);
+        sendJson(res, 200, {}, JSON_CONTENT_TYPE);
+      } else if (operation === 'DescribeAlarms') sendJson(res, 200, describeAlarms(input), JSON_CONTENT_TYPE);
+      else {
+        const names = Array.isArray(input.AlarmNames) ? input.AlarmNames : [];
+        for (const name of names) if (typeof name === 'string') alarms.delete(name);
+        sendJson(res, 200, {}, JSON_CONTENT_TYPE);
+      }
+      log?.(`cloudwatch twin: ${operation} -> 200`);
+    } catch (error) {
+      const refused = error instanceof AlarmDefinitionError ? new TwinRequestError(error.code, error.message) : error;
+      if (!(refused instanceof TwinRequestError)) throw error;
+      sendAwsError(res, refused);
+      log?.(`cloudwatch twin: ${operation} -> ${refused.status} ${refused.code}: ${refused.message}`);
+    }
+  }
+
+  /** Creates or replaces an alarm; a new alarm (or one whose definition changed) starts in INSUFFICIENT_DATA. */
+  function putMetricAlarm(input: Record<string, unknown>): void {
+    const definition = parsePutMetricAlarm(input);
+    const nowMs = clock.now();
+    const previous = alarms.get(definition.alarmName);
+    alarms.set(definition.alarmName, {
+      ...definition,
+      alarmArn: `arn:aws:cloudwatch:${region}:${accountId}:alarm:${definition.alarmName}`,
+      configurationUpdatedAtMs: nowMs,
+      // PutMetricAlarm on an existing alarm keeps its state until the next evaluation, as CloudWatch does.
+      state: previous?.state ?? ALARM_STATES.insufficientData,
+      stateReason: previous?.stateReason ?? 'Unchecked: Initial alarm creation',
+      stateReasonData: previous?.stateReasonData,
+      stateUpdatedAtMs: previous?.stateUpdatedAtMs ?? nowMs,
+    });
+  }
+
+  function describeAlarms(input: Record<string, unknown>): Record<string, unknown> {
+    const names = Array.isArray(input.AlarmNames) ? (input.AlarmNames as unknown[]) : undefined;
+    const prefix = typeof input.AlarmNamePrefix === 'string' ? input.AlarmNamePrefix : undefined;
+    const state = typeof input.StateValue === 'string' ? input.StateValue : undefined;
+    if (names !== undefined && prefix !== undefined)
+      throw new TwinRequestError(
+        'InvalidParameterCombination',
+        'AlarmNames and AlarmNamePrefix cannot be specified together.',
+      );
+    const selected = [...alarms.values()]
+      .filter((a) => names === undefined || names.includes(a.alarmName))
+      .filter((a) => prefix === undefined || a.alarmName.startsWith(prefix))
+      .filter((a) => state === undefined || a.state === state)
+      .sort((a, b) => a.alarmName.localeCompare(b.alarmName));
+    return { MetricAlarms: selected.map(toMetricAlarm), CompositeAlarms: [] };
+  }
+
+  async function evaluateAll(): Promise<AlarmTransition[]> {
+    const nowMs = clock.now();
+    const transitions: AlarmTransition[] = [];
+    for (const alarm of alarms.values()) {
+      const verdict = evaluateAlarm(alarm, recorded, nowMs);
+      if (!verdict.change) continue;
+      const from = alarm.state;
+      alarm.stateReason = verdict.reason;
+      alarm.stateReasonData = verdict.reasonData;
+      if (verdict.state === from) continue;
+      alarm.state = verdict.state;
+      alarm.stateUpdatedAtMs = nowMs;
+      const transition: AlarmTransition = {
+        alarmName: alarm.alarmName,
+        from,
+        to: verdict.state,
+        reason: verdict.reason,
+        atMs: nowMs,
+        notified: [],
+        failedActions: [],
+      };
+      log?.(`cloudwatch twin: alarm ${alarm.alarmName} ${from} -> ${verdict.state}: ${verdict.reason}`);
+      const { subject, message } = alarmNotification(alarm, from, { accountId, region });
+      for (const topicArn of actionsFor(alarm)) {
+        try {
+          if (options.publishAlarm === undefined) throw new Error('the twin has no SNS to publish alarms to');
+          await options.publishAlarm(topicArn, subject, message);
+          transition.notified.push(topicArn);
+        } catch (error) {
+          transition.failedActions.push(`${topicArn}: ${(error as Error).message}`);
+        }
+      }
+      transitions.push(transition);
+    }
+    return transitions;
+  }
+
+  /** One evaluation at a time: the timer's and a caller's never interleave. */
+  const evaluateAlarms = (): Promise<AlarmTransition[]> => {
+    evaluating = evaluating.catch(() => []).then(evaluateAll);
+    return evaluating;
+  };
+  const intervalMs = options.alarmEvaluationIntervalMs ?? 60_000;
+  const timer =
+    intervalMs > 0 ? setInterval(() => void evaluateAlarms().catch(() => undefined), intervalMs) : undefined;
+  timer?.unref();
 
   function putMetricData(req: IncomingMessage, res: ServerResponse, wire: Buffer): void {
     const receivedAtMs = clock.now();
@@ -146,7 +307,7 @@ export async function startCloudWatchTwin(options: CloudWatchTwinOptions = {}): 
     };
     requests.push(entry);
     try {
-      const body = decodeBody(req, wire);
+      const body = decodeBody(req, wire, 'PutMetricData');
       entry.bodyBytes = body.length;
       if (failuresLeft > 0) {
         failuresLeft -= 1;
@@ -184,6 +345,8 @@ export async function startCloudWatchTwin(options: CloudWatchTwinOptions = {}): 
       recorded = [];
       requests = [];
     },
+    alarms: () => [...alarms.values()].map((alarm) => structuredClone(alarm)),
+    evaluateAlarms,
     failNextRequests: (n, status = 500) => {
       if (!Number.isInteger(n) || n < 0) throw new RangeError(`failNextRequests: n must be an integer >= 0, got ${n}`);
       if (!Number.isInteger(status) || status < 400 || status > 599)
@@ -193,6 +356,7 @@ export async function startCloudWatchTwin(options: CloudWatchTwinOptions = {}): 
     },
     stop: () =>
       new Promise<void>((resolve, reject) => {
+        clearInterval(timer);
         server.close((error) => (error ? reject(error) : resolve()));
         // Keep-alive sockets from the SDK's agent would hold close() open.
         server.closeAllConnections();
@@ -200,14 +364,14 @@ export async function startCloudWatchTwin(options: CloudWatchTwinOptions = {}): 
   };
 }
 
-function decodeBody(req: IncomingMessage, wire: Buffer): Buffer {
+function decodeBody(req: IncomingMessage, wire: Buffer, operation: Operation): Buffer {
   if (!req.headers.authorization)
     throw new TwinRequestError('MissingAuthenticationToken', 'Missing Authentication Token (no Authorization header)');
   const target = req.headers['x-amz-target'];
-  if (target !== `${SERVICE_TARGET}.PutMetricData`)
+  if (target !== `${SERVICE_TARGET}.${operation}`)
     throw new TwinRequestError(
       'UnknownOperation',
-      `the twin implements only ${SERVICE_TARGET}.PutMetricData, got X-Amz-Target ${JSON.stringify(target ?? null)}`,
+      `the twin implements only ${OPERATIONS.map((o) => `${SERVICE_TARGET}.${o}`).join(', ')}, got X-Amz-Target ${JSON.stringify(target ?? null)}`,
     );
   const contentType = req.headers['content-type'] ?? '';
   if (!contentType.startsWith(JSON_CONTENT_TYPE))
@@ -347,6 +511,36 @@ function parseDatum(namespace: string, datum: unknown, at: string, receivedAtMs:
     timestampMs,
     dimensions,
     receivedAtMs,
+  };
+}
+
+/** An alarm as DescribeAlarms returns it (AWS JSON 1.0: timestamps in epoch seconds). */
+function toMetricAlarm(alarm: TwinAlarm): Record<string, unknown> {
+  return {
+    AlarmName: alarm.alarmName,
+    AlarmArn: alarm.alarmArn,
+    ...(alarm.alarmDescription === undefined ? {} : { AlarmDescription: alarm.alarmDescription }),
+    AlarmConfigurationUpdatedTimestamp: alarm.configurationUpdatedAtMs / 1000,
+    ActionsEnabled: alarm.actionsEnabled,
+    OKActions: alarm.okActions,
+    AlarmActions: alarm.alarmActions,
+    InsufficientDataActions: alarm.insufficientDataActions,
+    StateValue: alarm.state,
+    StateReason: alarm.stateReason,
+    ...(alarm.stateReasonData === undefined ? {} : { StateReasonData: alarm.stateReasonData }),
+    StateUpdatedTimestamp: alarm.stateUpdatedAtMs / 1000,
+    StateTransitionedTimestamp: alarm.stateUpdatedAtMs / 1000,
+    MetricName: alarm.metricName,
+    Namespace: alarm.namespace,
+    Statistic: alarm.statistic,
+    Dimensions: Object.entries(alarm.dimensions).map(([Name, Value]) => ({ Name, Value })),
+    Period: alarm.periodSeconds,
+    ...(alarm.unit === undefined ? {} : { Unit: alarm.unit }),
+    EvaluationPeriods: alarm.evaluationPeriods,
+    DatapointsToAlarm: alarm.datapointsToAlarm,
+    Threshold: alarm.threshold,
+    ComparisonOperator: alarm.comparisonOperator,
+    TreatMissingData: alarm.treatMissingData,
   };
 }
 

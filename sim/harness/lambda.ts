@@ -7,10 +7,13 @@ import type { Context } from 'aws-lambda';
  * invocation gets, and the Powertools logger it logs with.
  */
 
-/** The Lambda context of `vllm-eks-pilot-<name>`, as Lambda hands it to one invocation. */
+/**
+ * The Lambda context of `vllm-eks-pilot-<name>`, as Lambda hands it to one invocation: its remaining time counts down
+ * from `remainingMs` (default 60 s) at the context's creation, as Lambda's does from the invocation's start.
+ */
 export function lambdaContext(name: string, options: { awsRequestId?: string; remainingMs?: number } = {}): Context {
   const functionName = `vllm-eks-pilot-${name}`;
-  const remainingMs = options.remainingMs ?? 60_000;
+  const deadlineMs = Date.now() + (options.remainingMs ?? 60_000);
   return {
     callbackWaitsForEmptyEventLoop: true,
     functionName,
@@ -20,7 +23,7 @@ export function lambdaContext(name: string, options: { awsRequestId?: string; re
     awsRequestId: options.awsRequestId ?? randomUUID(),
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'twin',
-    getRemainingTimeInMillis: () => remainingMs,
+    getRemainingTimeInMillis: () => Math.max(0, deadlineMs - Date.now()),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,

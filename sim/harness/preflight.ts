@@ -21,8 +21,9 @@ export function preflightEnvironment(state: TwinState): Record<string, string> {
     AWS_REGION: state.region,
     PREFLIGHT_TOPIC_ARN: state.aws.preflightTopicArn,
     HISTORY_TABLE: state.aws.historyTable,
-    // The twin's Prometheus holds the five rules (as AMP would): item 5 must find them there, not in the evaluator.
-    ALERT_EVALUATOR_ENABLED: 'false',
+    // The Lambda engine: item 5 passes only while the twin's evaluator runs (its heartbeat, in the alert state table).
+    ALERTING_ENGINE: 'lambda',
+    ALERT_STATE_TABLE: state.aws.alertStateTable,
     PREFLIGHT_SETTINGS: JSON.stringify(state.preflightSettings),
     EKS_ENDPOINT: state.aws.eksEndpoint,
     SNS_ENDPOINT: state.aws.snsEndpoint,

@@ -12,9 +12,26 @@ export const TWIN_RESOURCES = {
   slackWebhookSecret: 'vllm-eks-pilot/slack-webhook',
   /** Where the preflight function publishes its summary when a check fails. */
   preflightTopic: 'vllm-eks-pilot-preflight',
+  /** Where the CloudWatch alarms on the product itself publish (infra/serverless/alarms.ts). */
+  operationsTopic: 'vllm-eks-pilot-operations',
+  /** The evaluator heartbeat alarm (infra/serverless/alarms.ts names it `<service>-<stage>-evaluator-heartbeat`). */
+  heartbeatAlarm: 'vllm-eks-pilot-evaluator-heartbeat',
+  /** The AMP engine's rule groups namespace (the stack names it `<service>-<stage>`: ampRuleNamespaceName). */
+  ampRuleNamespace: 'vllm-eks-pilot-twin',
 } as const;
+/**
+ * The twin's heartbeat alarm, time-compressed like the twin (CloudWatch's high-resolution period, 10 s), and how often
+ * its CloudWatch evaluates alarms: stopping the evaluator turns the alarm to ALARM within about 30-40 s.
+ */
+export const TWIN_HEARTBEAT_ALARM_PERIOD_SECONDS = 10;
+export const TWIN_ALARM_EVALUATION_INTERVAL_MS = 5_000;
 /** The file name under which the twin's Prometheus loads the five alert rules (as infra/prometheus names it). */
 export const TWIN_ALERT_RULES_FILE = 'vllm-alerts.rules.yaml';
+/**
+ * The twin's AMP workspace: its control plane (sim/aws/amp.ts) answers for this id only. A `ws-<uuid>` as AWS makes
+ * them, so the product's checks of a workspace id accept it.
+ */
+export const TWIN_AMP_WORKSPACE_ID = 'ws-a3f10000-7e1a-4000-8000-000000000001';
 /** The EKS cluster name the twin pretends to be (the AWS guide's). */
 export const TWIN_CLUSTER = 'ai-eks-docs';
 /**

@@ -61,6 +61,14 @@ export const twinStateSchema = z.strictObject({
     slackWebhookSecretId: z.string(),
     /** The topic the preflight function publishes its summary to when a check fails. */
     preflightTopicArn: z.string(),
+    /**
+     * AMP's control plane (`AmpClient({ endpoint })`: rule groups namespaces, the alert manager definition) and the
+     * workspace it answers for. Older state files lack them.
+     */
+    ampControlPlaneEndpoint: z.string().url().optional(),
+    ampWorkspaceId: z.string().optional(),
+    /** The operations topic the CloudWatch alarms publish to (the heartbeat alarm's). Older state files lack it. */
+    operationsTopicArn: z.string().optional(),
   }),
   /**
    * PREFLIGHT_SETTINGS suited to this twin (its scrape interval, its Pods' warmup); what a stack deployed next to such

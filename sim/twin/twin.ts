@@ -13,6 +13,8 @@ import {
   vllmService,
   vllmServiceMonitor,
 } from '../../shared/kube/manifests/index.js';
+import { type AmpTwin, startAmpTwin } from '../aws/amp.js';
+import { createTwinAmpWorkspace } from '../aws/ampWorkspace.js';
 import { type CloudWatchTwin, startCloudWatchTwin } from '../aws/cloudwatch.js';
 import { type DynamoDbTwin, startDynamoDbTwin } from '../aws/dynamodb.js';
 import { type EksTwin, startEksTwin } from '../aws/eks.js';
@@ -24,6 +26,7 @@ import { ALERT_SILENCES_TABLE } from '../../shared/alerts/silences/index.js';
 import { ALERT_STATE_TABLE } from '../../shared/alerts/state/index.js';
 import { ampRuleGroupsNamespaceData } from '../../shared/alerts/export/index.js';
 import { grafanaDashboardConfigMaps } from '../../shared/dashboards/index.js';
+import { ALERTING_ENGINES, type AlertingEngine } from '../../shared/preflight/index.js';
 import { startWorkloadControllers } from '../kube/controllers/startWorkloadControllers.js';
 import type { RunningReplica, Workloads } from '../kube/controllers/types.js';
 import { type KedaController, startKedaController } from '../kube/keda/controller.js';
@@ -34,12 +37,21 @@ import { ensurePrometheus } from '../prometheus/ensurePrometheus.js';
 import type { TargetGroups } from '../prometheus/scrapeConfig.js';
 import { type PrometheusInstance, startPrometheus } from '../prometheus/startPrometheus.js';
 import { type ControlServer, startControlServer } from './control.js';
+import { putTwinHeartbeatAlarm, twinAlarmPublisher } from './operationsAlarms.js';
 import { startBackgroundTraffic, type BackgroundTraffic } from './backgroundTraffic.js';
 import { TwinStartError } from './errors.js';
 import { FaultController } from './faults.js';
 import type { Profile } from '../profile/profile.js';
 import { type TwinState, writeTwinState } from './stateFile.js';
-import { TWIN_ALERT_RULES_FILE, TWIN_CLUSTER, TWIN_CREDENTIALS, TWIN_REGION, TWIN_RESOURCES } from './constants.js';
+import {
+  TWIN_ALARM_EVALUATION_INTERVAL_MS,
+  TWIN_ALERT_RULES_FILE,
+  TWIN_AMP_WORKSPACE_ID,
+  TWIN_CLUSTER,
+  TWIN_CREDENTIALS,
+  TWIN_REGION,
+  TWIN_RESOURCES,
+} from './constants.js';
 import { ADDON_NAMESPACES, dcgmExporterDaemonSet, kedaCrds, namespace, serviceMonitorCrd } from './world.js';
 
 export interface StartTwinOptions {
@@ -57,6 +69,12 @@ export interface StartTwinOptions {
   readyTimeoutMs?: number;
   /** Stops the start-up (Ctrl-C while a model loads): what was started is stopped, and startTwin rejects. */
   signal?: AbortSignal;
+  /**
+   * Who evaluates the alert rules on this twin, as the stage setting `alerting.engine` says (default `lambda`). With
+   * `amp` the twin's Prometheus starts without the product's rules, as an AMP workspace holds nothing until the
+   * installer puts them there; with `lambda` it preloads them (kinder than AWS: preflight item 5 finds them).
+   */
+  alerting?: { engine: AlertingEngine };
 }
 
 export interface Twin {
@@ -70,6 +88,8 @@ export interface Twin {
   workloads: Workloads;
   kubeApi: KubeApiServer;
   prometheus: PrometheusInstance;
+  /** AMP's control plane: rule groups namespaces loaded into `prometheus`, the alert manager definition run by a real Alertmanager. */
+  amp: AmpTwin;
   cloudwatch: CloudWatchTwin;
   eks: EksTwin;
   sns: SnsTwin;
@@ -115,8 +135,14 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       scrapeIntervalSeconds: profile.prometheus.scrapeIntervalSeconds,
       targetGroups: {},
       externalLabels: { cluster: TWIN_CLUSTER },
-      // The five alert rules, loaded as AMP loads a rule groups namespace: /api/v1/rules lists them (preflight item 5).
-      ruleFileContents: { [TWIN_ALERT_RULES_FILE]: ampRuleGroupsNamespaceData() },
+      // The alert rules, loaded as AMP loads a rule groups namespace: /api/v1/rules lists them (preflight item 5).
+      // Not with the AMP engine: there the installer must put them into the workspace (through the control plane below).
+      ruleFileContents:
+        options.alerting?.engine === ALERTING_ENGINES.amp
+          ? {}
+          : { [TWIN_ALERT_RULES_FILE]: ampRuleGroupsNamespaceData() },
+      // AMP's rule groups namespaces, installed through the twin's AMP control plane while it runs.
+      ruleNamespaces: true,
       // AMP's ingestion lag: with a lag, an agent scrapes and `prometheus.url` answers queries that much later.
       remoteWrite: profile.amp,
       log,
@@ -168,13 +194,47 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       clock,
     });
     stops.push(() => eks.stop());
-    const cloudwatch = await startCloudWatchTwin({ region: TWIN_REGION });
-    stops.push(() => cloudwatch.stop());
+    // CloudWatch evaluates its alarms and publishes them to the operations topic of the twin's SNS (started next).
+    const snsAddress: { endpoint?: string } = {};
+    const alarmPublisher = twinAlarmPublisher(() => snsAddress.endpoint);
+    const cloudwatch = await startCloudWatchTwin({
+      region: TWIN_REGION,
+      clock,
+      log: detail,
+      alarmEvaluationIntervalMs: TWIN_ALARM_EVALUATION_INTERVAL_MS,
+      publishAlarm: (topicArn, subject, message) => alarmPublisher.publish(topicArn, subject, message),
+    });
+    stops.push(async () => {
+      await cloudwatch.stop();
+      alarmPublisher.destroy();
+    });
     const sns = await startSnsTwin({ region: TWIN_REGION, clock, log: detail });
     stops.push(() => sns.stop());
+    snsAddress.endpoint = sns.endpoint;
     const calibrationTopicArn = sns.createTopic(TWIN_RESOURCES.calibrationTopic);
     const alertTopicArn = sns.createTopic(TWIN_RESOURCES.alertTopic);
     const preflightTopicArn = sns.createTopic(TWIN_RESOURCES.preflightTopic);
+    const operationsTopicArn = sns.createTopic(TWIN_RESOURCES.operationsTopic);
+    // AMP's control plane: namespaces go into the Prometheus above; the alert manager definition runs in Debian's
+    // Alertmanager (started with the first definition), whose SNS receivers publish into this SNS.
+    const ampWorkspace = await createTwinAmpWorkspace({
+      prometheus,
+      promtool: installation.promtool,
+      alertmanager: installation.alertmanager,
+      snsEndpoint: sns.endpoint,
+      credentials: TWIN_CREDENTIALS,
+      log: detail,
+    });
+    stops.push(() => ampWorkspace.stop());
+    const amp = await startAmpTwin({
+      region: TWIN_REGION,
+      workspaceId: TWIN_AMP_WORKSPACE_ID,
+      backend: ampWorkspace,
+      clock,
+      log: detail,
+    });
+    stops.push(() => amp.stop());
+    await putTwinHeartbeatAlarm(cloudwatch.endpoint, operationsTopicArn);
     const dynamodb = await startDynamoDbTwin({
       region: TWIN_REGION,
       tables: [
@@ -307,6 +367,9 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
         secretsManagerEndpoint: secretsManager.endpoint,
         slackWebhookSecretId: TWIN_RESOURCES.slackWebhookSecret,
         preflightTopicArn,
+        operationsTopicArn,
+        ampControlPlaneEndpoint: amp.endpoint,
+        ampWorkspaceId: amp.workspaceId,
       },
       preflightSettings: twinPreflightSettings(profile),
     };
@@ -322,6 +385,7 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       workloads,
       kubeApi,
       prometheus,
+      amp,
       cloudwatch,
       eks,
       sns,

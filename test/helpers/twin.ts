@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { loadProfile, type Profile, startTwin, type Twin } from '../../sim/harness/index.js';
+import { loadProfile, type Profile, startTwin, type StartTwinOptions, type Twin } from '../../sim/harness/index.js';
 import { postJson } from './http.js';
 
 /** The demo request shape of the AWS guide's k6 script: a 35-token prompt, 32 tokens out. */
@@ -19,12 +19,20 @@ export async function demoProfile(overrides: DemoOverrides = {}): Promise<Profil
   return { ...(await loadProfile('demo')), amp: NO_AMP_LAG, ...overrides };
 }
 
-/** Starts a twin of the demo profile (Prometheus must be installed: the tests never install it). */
-export async function startDemoTwin(overrides: DemoOverrides = {}, stateFile?: string): Promise<Twin> {
+/**
+ * Starts a twin of the demo profile (Prometheus must be installed: the tests never install it); `twin` passes the
+ * twin's own options (the alerting engine).
+ */
+export async function startDemoTwin(
+  overrides: DemoOverrides = {},
+  stateFile?: string,
+  twin: Pick<StartTwinOptions, 'alerting'> = {},
+): Promise<Twin> {
   return startTwin({
     profile: await demoProfile(overrides),
     allowInstallPrometheus: false,
     ...(stateFile === undefined ? {} : { stateFile }),
+    ...twin,
   });
 }
 

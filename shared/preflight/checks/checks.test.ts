@@ -1,5 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { ALERT_RULES } from '../../alerts/rules/index.js';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { ampRuleGroupsNamespaceData } from '../../alerts/export/index.js';
+import type { EvaluatorHeartbeat } from '../../alerts/heartbeat/index.js';
+import { ALERT_RULES, DEFAULT_ALERT_SETTINGS } from '../../alerts/rules/index.js';
 import { grafanaDashboardConfigMaps } from '../../dashboards/index.js';
 import { vllmDeployment } from '../../kube/manifests/index.js';
 import type { KubeObject } from '../../kube/index.js';
@@ -10,12 +13,14 @@ import {
   FakeCluster,
   FakeHistory,
   FakeMetrics,
-  FakeRules,
+  FakeAmpRuleGroups,
+  FakeHeartbeat,
   PODS,
   TARGET,
   calibrationRecord,
   dashboardConfigMap,
   dcgmDaemonSet,
+  healthyHeartbeat,
   healthyMetrics,
   pod,
   preparedContext,
@@ -317,31 +322,144 @@ describe('Check: grafana-dashboards', () => {
 });
 
 describe('Check: alert-rules', () => {
-  it('fails naming the rules AMP lacks when the evaluator is off', async () => {
-    // Prepare
-    const rules = new FakeRules([{ group: 'vllm', name: 'VLLMHighQueueDepth' }]);
+  const NOW = preparedContext().clock.now();
+  const heartbeatContext = (beat: EvaluatorHeartbeat | undefined) =>
+    preparedContext({ alerting: { heartbeat: new FakeHeartbeat(beat) } });
 
-    // Act
-    const result = await run(alertRules, preparedContext({ rules }));
+  describe('Lambda engine: the evaluator heartbeat', () => {
+    it.each([
+      {
+        case: 'a heartbeat 5 s old from an ok cycle passes',
+        beat: healthyHeartbeat(),
+        status: 'pass',
+        reason:
+          /^the alert evaluator runs the \d+ rules every 15 s: its last cycle at .*, 5 s ago \(within 30 s\) evaluated all 1 target/,
+      },
+      {
+        // The evaluator never ran: a fresh stack whose schedule is off, or a function that fails on start.
+        case: 'no heartbeat ever fails',
+        beat: undefined,
+        status: 'fail',
+        reason: /^the alert evaluator has never recorded a heartbeat: no evaluation cycle has run/,
+      },
+      {
+        // Two intervals (30 s) is the limit: 31 s means at least one cycle is missing.
+        case: 'a heartbeat older than two intervals fails with when and how long ago',
+        beat: healthyHeartbeat({}, 31_000),
+        status: 'fail',
+        reason: new RegExp(
+          `^the alert evaluator has stopped: its last cycle at ${new Date(NOW - 31_000).toISOString()}, 31 s ago \\(more than 2 evaluation intervals, 30 s\\)$`,
+        ),
+      },
+      {
+        case: 'a fresh heartbeat of a failed cycle fails naming the targets and their reasons',
+        beat: healthyHeartbeat({
+          ok: false,
+          targets: 2,
+          failedTargets: [
+            { target: 'prod-ministral', reason: 'VLLMHighQueueDepth: AlertQueryFailedError: AMP answered HTTP 403' },
+          ],
+          lastOkAtMs: NOW - 600_000,
+        }),
+        status: 'fail',
+        reason: new RegExp(
+          '^the alert evaluator runs, but its last cycle at .*, 5 s ago, failed for target prod-ministral ' +
+            '\\(VLLMHighQueueDepth: AlertQueryFailedError: AMP answered HTTP 403\\); the last successful cycle was at ' +
+            new Date(NOW - 600_000).toISOString(),
+        ),
+      },
+      {
+        case: 'an ok cycle that evaluated this target in part warns with the rule that failed',
+        beat: healthyHeartbeat({
+          partialTargets: [{ target: TARGET.name, reason: 'VLLMHighLatency: Error: timeout' }],
+        }),
+        status: 'warn',
+        reason: /evaluated this target only in part: VLLMHighLatency: Error: timeout$/,
+      },
+    ])('$case', async ({ beat, status, reason }) => {
+      // Act
+      const result = await run(alertRules, heartbeatContext(beat));
 
-    // Assess
-    expect(result.status).toBe('fail');
-    expect(result.reason).toBe(
-      "4 of the 5 alert rules are not registered in AMP and the control plane's evaluator is off: VLLMHighLatency, VLLMGPUMemoryCritical, VLLMKVCacheFull and VLLMPreemptionSpike",
-    );
+      // Assess
+      expect(result.status).toBe(status);
+      expect(result.reason).toMatch(reason);
+      expect(result.evidence).toContainEqual(
+        expect.objectContaining({ kind: 'record', key: 'evaluator heartbeat', found: beat !== undefined }),
+      );
+      if (status !== 'pass') expect(result.fix).toMatch(/alert-evaluator function/);
+    });
+
+    it('does not pass on a setting: without the heartbeat port it fails, naming what is missing', async () => {
+      // Act
+      const result = await run(alertRules, preparedContext({ alerting: {} }));
+
+      // Assess
+      expect(result.status).toBe('fail');
+      expect(result.reason).toMatch(/no access to the evaluator's heartbeat/);
+    });
   });
 
-  it('passes with no rules in AMP when the control plane evaluator runs them', async () => {
-    // Prepare
-    const context = preparedContext({ rules: new FakeRules(new Error('AccessDenied')) });
-    context.settings.controlPlaneEvaluatorEnabled = true;
+  describe('AMP engine: the rule groups namespace', () => {
+    const NAMESPACE = 'vllm-eks-pilot-prod';
+    /** The namespace data the AMP engine installs for the target (the generated rules). */
+    const installed = () =>
+      ampRuleGroupsNamespaceData({ targets: [{ target: TARGET, settings: DEFAULT_ALERT_SETTINGS }] });
+    const ampContext = (namespaces: Record<string, string>) => {
+      const context = preparedContext({ alerting: { ampRuleGroups: new FakeAmpRuleGroups(namespaces) } });
+      context.settings.alertingEngine = 'amp';
+      context.settings.ampRuleNamespace = NAMESPACE;
+      return context;
+    };
 
-    // Act
-    const result = await run(alertRules, context);
+    it('passes when the namespace holds the generated rules of the target, unchanged', async () => {
+      // Act
+      const result = await run(alertRules, ampContext({ [NAMESPACE]: installed() }));
 
-    // Assess
-    expect(result.status).toBe('pass');
-    expect(result.reason).toContain(`runs all ${ALERT_RULES.length} rules`);
+      // Assess
+      expect(result.status).toBe('pass');
+      expect(result.reason).toMatch(
+        new RegExp(
+          `^AMP's ruler holds the ${ALERT_RULES.length} generated rules for this target .* in ${NAMESPACE}, unchanged$`,
+        ),
+      );
+    });
+
+    it.each([
+      {
+        case: 'no namespace at all',
+        data: undefined,
+        reason: `the AMP rule groups namespace ${NAMESPACE} does not exist: AMP's ruler evaluates none of the rules`,
+      },
+      {
+        // Someone edited a threshold in AMP by hand, and removed a rule.
+        case: 'a changed threshold and a removed rule',
+        data: (() => {
+          const file = parseYaml(installed()) as { groups: Array<{ rules: Array<{ alert: string; expr: string }> }> };
+          const group = file.groups[0];
+          if (group !== undefined)
+            group.rules = group.rules
+              .filter((r) => r.alert !== 'VLLMHighQueueDepth')
+              .map((r) => (r.alert === 'VLLMKVCacheFull' ? { ...r, expr: r.expr.replace('> 0.95', '> 0.99') } : r));
+          return stringifyYaml(file);
+        })(),
+        reason:
+          /^AMP's rules for this target differ from the generated ones \(group vllm-eks-pilot-alerts-\S+ in vllm-eks-pilot-prod\): VLLMHighQueueDepth is missing; VLLMKVCacheFull differs in expr/,
+      },
+      {
+        case: "another target's group only",
+        data: installed().replaceAll(`vllm-eks-pilot-alerts-${TARGET.name}`, 'vllm-eks-pilot-alerts-other'),
+        reason: `the AMP rule groups namespace ${NAMESPACE} has no group vllm-eks-pilot-alerts-${TARGET.name} for this target`,
+      },
+    ])('fails with $case, saying what differs', async ({ data, reason }) => {
+      // Act
+      const result = await run(alertRules, ampContext(data === undefined ? {} : { [NAMESPACE]: data }));
+
+      // Assess
+      expect(result.status).toBe('fail');
+      if (typeof reason === 'string') expect(result.reason).toBe(reason);
+      else expect(result.reason).toMatch(reason);
+      expect(result.fix).toMatch(/alert-installer/);
+    });
   });
 });
 

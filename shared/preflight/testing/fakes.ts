@@ -25,7 +25,8 @@ import type {
   RegisteredAlertRule,
 } from '../../metrics/index.js';
 import { DEFAULT_PREFLIGHT_SETTINGS } from '../settings.js';
-import type { PreflightContext, PreflightTarget } from '../types.js';
+import type { AmpRuleGroupsSource, EvaluatorHeartbeatSource, PreflightContext, PreflightTarget } from '../types.js';
+import type { EvaluatorHeartbeat } from '../../alerts/heartbeat/index.js';
 
 /** A read-only ClusterClient over a list of objects; `proxy` maps `<ns>/<pod><path>` to a body (or an Error). */
 export class FakeCluster implements ClusterClient {
@@ -123,6 +124,41 @@ export class FakeRules implements AlertRulesSource {
   async alertingRules(): Promise<RegisteredAlertRule[]> {
     if (this.rules instanceof Error) throw this.rules;
     return this.rules;
+  }
+}
+
+/** The evaluator heartbeat preflight reads: one fixed record (or none, or an error). */
+export class FakeHeartbeat implements EvaluatorHeartbeatSource {
+  constructor(public beat: EvaluatorHeartbeat | undefined | Error) {}
+  async read(): Promise<EvaluatorHeartbeat | undefined> {
+    if (this.beat instanceof Error) throw this.beat;
+    return this.beat;
+  }
+}
+
+/** A heartbeat of a healthy evaluator: its last cycle `ageMs` before NOW_MS, ok, one target. */
+export function healthyHeartbeat(overrides: Partial<EvaluatorHeartbeat> = {}, ageMs = 5_000): EvaluatorHeartbeat {
+  return {
+    lastCycleAtMs: NOW_MS - ageMs,
+    evaluationTimeMs: NOW_MS - ageMs - 1_000,
+    intervalSeconds: 15,
+    evaluatorId: 'req-1',
+    targets: 1,
+    ok: true,
+    failedTargets: [],
+    partialTargets: [],
+    lastOkAtMs: NOW_MS - ageMs,
+    ...overrides,
+  };
+}
+
+/** AMP's rule groups namespaces: namespace → the data AMP holds. */
+export class FakeAmpRuleGroups implements AmpRuleGroupsSource {
+  readonly asked: string[] = [];
+  constructor(public namespaces: Record<string, string> = {}) {}
+  async describeRuleGroups(namespace: string): Promise<string | undefined> {
+    this.asked.push(namespace);
+    return this.namespaces[namespace];
   }
 }
 
@@ -303,6 +339,7 @@ export function preparedContext(parts: Partial<PreflightContext> & { objects?: K
     cluster: new FakeCluster(objects),
     metrics: healthyMetrics(),
     rules: new FakeRules(ALERT_RULES.map((rule) => ({ group: 'vllm', name: rule.name, state: 'inactive' }))),
+    alerting: { heartbeat: new FakeHeartbeat(healthyHeartbeat()) },
     history: new FakeHistory([calibrationRecord(deployment)]),
     settings: { ...DEFAULT_PREFLIGHT_SETTINGS, dashboardLabel: { ...DEFAULT_PREFLIGHT_SETTINGS.dashboardLabel } },
     clock: new VirtualClock(NOW_MS),
