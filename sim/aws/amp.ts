@@ -430,16 +430,9 @@ function namespaceAnswer(namespace: Namespace) {
   return { name: namespace.name, arn: namespace.arn, status: namespace.status, tags: namespace.tags };
 }
 
+/** RuleGroupsNamespaceDescription: the summary and the data. */
 function describeNamespace(namespace: Namespace) {
-  return {
-    arn: namespace.arn,
-    name: namespace.name,
-    status: namespace.status,
-    data: namespace.data,
-    createdAt: namespace.createdAt,
-    modifiedAt: namespace.modifiedAt,
-    tags: namespace.tags,
-  };
+  return { ...summarizeNamespace(namespace), data: namespace.data };
 }
 
 /** RuleGroupsNamespaceSummary: the description without the data. */

@@ -1,10 +1,6 @@
-import { execFile } from 'node:child_process';
 import { dirname, isAbsolute, join } from 'node:path';
-import { promisify } from 'node:util';
 import { AlertmanagerNotFoundError } from './errors.js';
-import { findOnPath, isExecutableFile } from './locatePrometheus.js';
-
-const execFileAsync = promisify(execFile);
+import { findOnPath, isExecutableFile, readBinaryVersion } from './locatePrometheus.js';
 
 /** A usable Alertmanager: the server binary, amtool when it sits next to it or on PATH, and the version. */
 export interface AlertmanagerInstallation {
@@ -53,23 +49,14 @@ export async function locateAlertmanager(
 }
 
 async function readVersion(bin: string): Promise<string> {
-  let output: string;
-  try {
-    const { stdout, stderr } = await execFileAsync(bin, ['--version'], { timeout: 15_000, encoding: 'utf8' });
-    output = `${stdout}\n${stderr}`;
-  } catch (error) {
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new AlertmanagerNotFoundError(
-      `${bin} is not a working Alertmanager (\`${bin} --version\` failed: ${reason}): ${ALERTMANAGER_INSTALL_HINT}`,
-      [bin],
-      { cause: error },
-    );
-  }
-  const match = /alertmanager, version (\S+)/.exec(output);
-  if (!match?.[1])
-    throw new AlertmanagerNotFoundError(
-      `${bin} does not report an Alertmanager version (is it Alertmanager?): ${ALERTMANAGER_INSTALL_HINT}`,
-      [bin],
-    );
-  return match[1];
+  return readBinaryVersion(bin, {
+    product: 'Alertmanager',
+    pattern: /alertmanager, version (\S+)/,
+    notFound: (message, cause) =>
+      new AlertmanagerNotFoundError(
+        `${message}: ${ALERTMANAGER_INSTALL_HINT}`,
+        [bin],
+        cause === undefined ? {} : { cause },
+      ),
+  });
 }

@@ -80,23 +80,41 @@ export async function isExecutableFile(path: string): Promise<boolean> {
 }
 
 async function readVersion(bin: string): Promise<string> {
+  return readBinaryVersion(bin, {
+    product: 'Prometheus',
+    pattern: /prometheus, version (\S+)/,
+    notFound: (message, cause) =>
+      new PrometheusNotFoundError(
+        `${message}: ${PROMETHEUS_INSTALL_HINT}`,
+        [bin],
+        cause === undefined ? {} : { cause },
+      ),
+  });
+}
+
+/**
+ * Runs `bin --version` and returns the version `pattern` captures (Prometheus and Alertmanager print
+ * `<name>, version X`); a binary that fails or prints no version is `notFound`, with the reason.
+ */
+export async function readBinaryVersion(
+  bin: string,
+  what: { product: string; pattern: RegExp; notFound: (message: string, cause?: unknown) => Error },
+): Promise<string> {
   let output: string;
   try {
     const { stdout, stderr } = await execFileAsync(bin, ['--version'], { timeout: 15_000, encoding: 'utf8' });
     output = `${stdout}\n${stderr}`;
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new PrometheusNotFoundError(
-      `${bin} is not a working Prometheus (\`${bin} --version\` failed: ${reason}): ${PROMETHEUS_INSTALL_HINT}`,
-      [bin],
-      { cause: error },
-    );
+    throw what.notFound(`${bin} is not a working ${what.product} (\`${bin} --version\` failed: ${reason})`, error);
   }
-  const match = /prometheus, version (\S+)/.exec(output);
+  const match = what.pattern.exec(output);
   if (!match?.[1])
-    throw new PrometheusNotFoundError(
-      `${bin} does not report a Prometheus version (is it Prometheus?): ${PROMETHEUS_INSTALL_HINT}`,
-      [bin],
-    );
+    throw what.notFound(`${bin} does not report ${articled(what.product)} version (is it ${what.product}?)`);
   return match[1];
+}
+
+/** "a Prometheus", "an Alertmanager". */
+function articled(product: string): string {
+  return `${/^[AEIOU]/.test(product) ? 'an' : 'a'} ${product}`;
 }
