@@ -135,7 +135,11 @@ describe('Command: vllm-pilot --help', () => {
   it.each([
     { case: 'the root', args: [], lists: ['demo', 'twin', 'metrics', 'alerts', 'preflight', '--help'] },
     { case: 'twin', args: ['twin'], lists: ['up', 'capacity', 'load'] },
-    { case: 'twin up', args: ['twin', 'up'], lists: ['--profile', '--state-file', '--no-install'] },
+    {
+      case: 'twin up',
+      args: ['twin', 'up'],
+      lists: ['--profile', '--state-file', '--no-install', '--alerting-engine'],
+    },
     {
       case: 'twin capacity',
       args: ['twin', 'capacity'],
@@ -203,6 +207,21 @@ describe('Command: vllm-pilot (bad input)', () => {
       args: () => ['twin', 'load', '--state-file', staleStateFile, '--rps', '-1', '--duration', '3'],
       code: 2,
       reason: () => /--rps.*'-1' is invalid.*expected a number > 0/,
+    },
+    {
+      case: '--alerting-engine prometheus lists the engines',
+      args: () => [
+        'twin',
+        'up',
+        '--profile',
+        'demo',
+        '--state-file',
+        join(dir, 'never.json'),
+        '--alerting-engine',
+        'prometheus',
+      ],
+      code: 2,
+      reason: () => /--alerting-engine.*'prometheus' is invalid.*Allowed choices are lambda, amp/,
     },
     {
       case: '--max-tokens 0',

@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { Argument, type Command, InvalidArgumentError } from 'commander';
+import { Argument, type Command, InvalidArgumentError, Option } from 'commander';
 import type { ActiveFault } from '../../sim/harness/index.js';
 import { FAULT_KINDS } from '../../sim/harness/faultKinds.js';
 import { readTwinState } from '../../sim/harness/twinState.js';
@@ -22,50 +22,75 @@ export function registerTwinCommands(program: Command): void {
     .requiredOption('--state-file <file>', 'where to write the twin state (URLs) once everything is ready')
     .option('--no-install', 'never install Prometheus or Alertmanager, even as root with apt-get')
     .option('--verbose', 'also log every controller decision (Pods, rollouts, scaling, k6 Jobs)')
-    .action(async (opts: { profile: string; stateFile: string; install: boolean; verbose?: boolean }) => {
-      const { loadProfile, startTwin, subscribeSlackNotifier } = await harness();
-      const profile = await loadProfile(opts.profile);
-      const log = (line: string) => process.stderr.write(`twin: ${line}\n`);
-      // Listen before starting: Ctrl-C during a long model load must still stop Prometheus and clean up.
-      const stopRequested = new AbortController();
-      const onSignal = () => stopRequested.abort();
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
-      const twinInstance = await startTwin({
-        profile,
-        stateFile: opts.stateFile,
-        allowInstallPrometheus: opts.install,
-        log,
-        verbose: opts.verbose ?? false,
-        signal: stopRequested.signal,
-      });
-      const { state } = twinInstance;
-      // The deployed stack's subscription: the Slack notifier Lambda posts every alert to the (twin's) Slack webhook.
-      subscribeSlackNotifier(twinInstance.sns, state);
-      twinInstance.sns.subscribe(state.aws.alertTopicArn, (message) => {
-        log(`alert on SNS: ${message.subject ?? ''}`);
-      });
-      process.stdout.write(
-        [
-          `Twin "${profile.name}" is ready: EKS cluster ${state.clusterName} with ${state.replicas.length} vLLM replica(s) (vLLM ${state.vllmVersion} metric names).`,
-          `  vLLM Service:  ${state.serviceUrl}  (${state.namespace}/${state.service}, OpenAI API under /v1)`,
-          `  Prometheus:    ${state.prometheusUrl}`,
-          `  Kubernetes:    ${state.kubeApiUrl}  (kubectl --kubeconfig ${state.kubeconfigPath} get pods -A)`,
-          `  AWS:           CloudWatch ${state.aws.cloudwatchEndpoint}, EKS ${state.aws.eksEndpoint}`,
-          `  Faults:        ${state.controlUrl}/faults  (vllm-pilot twin fault --help)`,
-          `  Alerts:        SNS ${state.aws.alertTopicArn} → Slack notifier → the twin's Slack sink  (vllm-pilot alerts evaluate --state-file ${opts.stateFile})`,
-          `  State file:    ${opts.stateFile}`,
-          'Press Ctrl-C to stop.',
-          '',
-        ].join('\n'),
-      );
-      if (!stopRequested.signal.aborted)
-        await new Promise((resolve) => stopRequested.signal.addEventListener('abort', resolve, { once: true }));
-      log('stopping');
-      await twinInstance.stop();
-      await rm(opts.stateFile, { force: true });
-      log('stopped');
-    });
+    .addOption(
+      new Option(
+        '--alerting-engine <engine>',
+        "who evaluates the alert rules, as the stage's alerting.engine: lambda (run `alerts evaluate`) or amp (the twin's AMP ruler and a real Alertmanager; the rules installed at start through client-amp, as the stack's deploy does)",
+      )
+        .choices(['lambda', 'amp'])
+        .default('lambda'),
+    )
+    .action(
+      async (opts: {
+        profile: string;
+        stateFile: string;
+        install: boolean;
+        verbose?: boolean;
+        alertingEngine: 'lambda' | 'amp';
+      }) => {
+        const { loadProfile, startTwin, subscribeSlackNotifier, twinAlertInstaller } = await harness();
+        const profile = await loadProfile(opts.profile);
+        const log = (line: string) => process.stderr.write(`twin: ${line}\n`);
+        // Listen before starting: Ctrl-C during a long model load must still stop Prometheus and clean up.
+        const stopRequested = new AbortController();
+        const onSignal = () => stopRequested.abort();
+        process.once('SIGINT', onSignal);
+        process.once('SIGTERM', onSignal);
+        const twinInstance = await startTwin({
+          profile,
+          stateFile: opts.stateFile,
+          allowInstallPrometheus: opts.install,
+          log,
+          verbose: opts.verbose ?? false,
+          signal: stopRequested.signal,
+          alerting: { engine: opts.alertingEngine },
+        });
+        const { state } = twinInstance;
+        if (opts.alertingEngine === 'amp') {
+          // What the stack's custom resource does on deploy: the rules and the Alertmanager definition, through client-amp.
+          const installed = await twinAlertInstaller(state)();
+          const outcomes = installed.trigger === 'schedule' ? installed.installed.resources : [];
+          for (const outcome of outcomes) log(`AMP ${outcome.resource}: ${outcome.action} (${outcome.reason})`);
+        }
+        // The deployed stack's subscription: the Slack notifier Lambda posts every alert to the (twin's) Slack webhook.
+        subscribeSlackNotifier(twinInstance.sns, state);
+        twinInstance.sns.subscribe(state.aws.alertTopicArn, (message) => {
+          log(`alert on SNS: ${message.subject ?? ''}`);
+        });
+        process.stdout.write(
+          [
+            `Twin "${profile.name}" is ready: EKS cluster ${state.clusterName} with ${state.replicas.length} vLLM replica(s) (vLLM ${state.vllmVersion} metric names).`,
+            `  vLLM Service:  ${state.serviceUrl}  (${state.namespace}/${state.service}, OpenAI API under /v1)`,
+            `  Prometheus:    ${state.prometheusUrl}`,
+            `  Kubernetes:    ${state.kubeApiUrl}  (kubectl --kubeconfig ${state.kubeconfigPath} get pods -A)`,
+            `  AWS:           CloudWatch ${state.aws.cloudwatchEndpoint}, EKS ${state.aws.eksEndpoint}`,
+            `  Faults:        ${state.controlUrl}/faults  (vllm-pilot twin fault --help)`,
+            opts.alertingEngine === 'amp'
+              ? `  Alerts:        AMP's ruler (the twin's Prometheus) → Alertmanager → SNS ${state.aws.alertTopicArn} → Slack notifier → the twin's Slack sink`
+              : `  Alerts:        SNS ${state.aws.alertTopicArn} → Slack notifier → the twin's Slack sink  (vllm-pilot alerts evaluate --state-file ${opts.stateFile})`,
+            `  State file:    ${opts.stateFile}`,
+            'Press Ctrl-C to stop.',
+            '',
+          ].join('\n'),
+        );
+        if (!stopRequested.signal.aborted)
+          await new Promise((resolve) => stopRequested.signal.addEventListener('abort', resolve, { once: true }));
+        log('stopping');
+        await twinInstance.stop();
+        await rm(opts.stateFile, { force: true });
+        log('stopped');
+      },
+    );
 
   twin
     .command('capacity')
