@@ -101,7 +101,9 @@ async function runDemo(
   });
   await twin.cluster.apply(so);
   say();
-  say(`2/6  Applied the guide's KEDA ScaledObject (queue > 25 per Pod, p95 > 5 s), max ${DEMO_MAX_REPLICAS} replicas.`);
+  say(
+    `2/6  Applied the KEDA ScaledObject with the guide's thresholds (queue > 25 per Pod, p95 > 5 s as a whole), max ${DEMO_MAX_REPLICAS} replicas.`,
+  );
   say(
     '     The demo shortens KEDA: polling 1 s; up 1 Pod / 5 s; down after 10 s, 1 Pod / 5 s (the guide: 30 s, 2/60 s; 300 s, 1/120 s).',
   );
@@ -272,7 +274,8 @@ function watchReplicas(twin: Twin, ref: { namespace: string; name: string }, say
 
 /**
  * The newest SuccessfulRescale Event of the Deployment's HPA, reduced to its figures: `queue 58 / 15 per Pod → 4,
- * p95 1.84 / 2 → 1`. The triggers are s0 (queue depth) and s1 (p95 latency), in the ScaledObject's order.
+ * p95 3.8 vs target 2 × 2 ready Pods → 4`. The triggers are s0 (queue depth, per Pod) and s1 (p95 latency, as a
+ * whole), in the ScaledObject's order.
  */
 function lastRescaleReason(twin: Twin, ref: { namespace: string; name: string }): string | undefined {
   const events = twin.store
@@ -282,10 +285,9 @@ function lastRescaleReason(twin: Twin, ref: { namespace: string; name: string })
   const message = (events.at(-1) as { message?: string } | undefined)?.message;
   if (!message) return undefined;
   const names = ['queue', 'p95'];
-  const figures = [...message.matchAll(/s(\d)-prometheus ([\d.]+) \/ ([\d.]+) per Pod → (\d+)/g)].map(
-    ([, index, value, target, desired]) =>
-      `${names[Number(index)] ?? `s${index}`} ${value} / ${target} per Pod → ${desired}`,
-  );
+  const figures = [
+    ...message.matchAll(/s(\d)-prometheus ([\d.]+ (?:\/ [\d.]+ per Pod|vs target [\d.]+ × \d+ ready Pods) → \d+)/g),
+  ].map(([, index, figure]) => `${names[Number(index)] ?? `s${index}`} ${figure}`);
   return figures.length > 0 ? `KEDA: ${figures.join(', ')}` : undefined;
 }
 

@@ -175,7 +175,7 @@ export interface Thresholds {
   queueDepthPerPod: Derived<number>;
   /** The KEDA queue trigger's activation threshold. */
   queueActivation: Derived<number>;
-  /** The KEDA p95 latency guardrail trigger, seconds. */
+  /** The KEDA p95 latency guardrail trigger, seconds, compared as a whole (metricType Value, ADR 0019). */
   p95LatencySeconds: Derived<number>;
   /** The scale-in condition: queue 0 and p95 below this for `forSeconds`. */
   scaleIn: Derived<{ queueDepth: 0; p95BelowSeconds: number; forSeconds: number }>;
@@ -220,8 +220,17 @@ export interface Provenance {
 /** The previous and new trigger thresholds of the ScaledObject (for the diff and for rollback). */
 export interface ThresholdChange {
   scaledObject: { namespace: string; name: string };
-  previous: { queueDepthPerPod: string | null; queueActivation: string | null; p95LatencySeconds: string | null };
-  next: { queueDepthPerPod: string; queueActivation: string; p95LatencySeconds: string };
+  /**
+   * The live values (null where the field is absent). `p95LatencyMetricType` is undefined in records from before
+   * the calibration managed it: such a change leaves the metricType as it is, on apply and on rollback.
+   */
+  previous: {
+    queueDepthPerPod: string | null;
+    queueActivation: string | null;
+    p95LatencySeconds: string | null;
+    p95LatencyMetricType?: string | null;
+  };
+  next: { queueDepthPerPod: string; queueActivation: string; p95LatencySeconds: string; p95LatencyMetricType?: string };
   /** A unified-diff-like text of the changed lines. */
   diff: string;
   applied: boolean;

@@ -24,6 +24,8 @@ describe('Function: gitOpsFiles', () => {
     ampWorkspaceUrl: 'https://aps-workspaces.us-east-2.amazonaws.com/workspaces/ws-1',
     authentication: true,
     region: 'us-east-2',
+    // The guide's latency trigger, which the calibration sets to Value (ADR 0019).
+    latencyMetricType: 'AverageValue',
   });
   // As the API server returns it: server fields, a status, and the calibration's own pause.
   const live = {
@@ -37,7 +39,12 @@ describe('Function: gitOpsFiles', () => {
     },
     status: { conditions: [] },
   } as KubeObject;
-  const values = { queueDepthPerPod: '3', queueActivation: '1', p95LatencySeconds: '1.6' };
+  const values = {
+    queueDepthPerPod: '3',
+    queueActivation: '1',
+    p95LatencySeconds: '1.6',
+    p95LatencyMetricType: 'Value',
+  };
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'vllm-pilot-gitops-'));
@@ -54,10 +61,11 @@ describe('Function: gitOpsFiles', () => {
     // Assess
     expect(manifest.status).toBeUndefined();
     expect(manifest.metadata).toEqual({ name: 'vllm-inference-app', namespace: 'default', ...pick(inGit.metadata) });
-    const triggers = (manifest.spec as { triggers: Array<{ metadata: Record<string, string> }> }).triggers;
-    expect(triggers.map((t) => [t.metadata.threshold, t.metadata.activationThreshold])).toEqual([
-      ['3', '1'],
-      ['1.6', undefined],
+    const triggers = (manifest.spec as { triggers: Array<{ metricType: string; metadata: Record<string, string> }> })
+      .triggers;
+    expect(triggers.map((t) => [t.metadata.threshold, t.metadata.activationThreshold, t.metricType])).toEqual([
+      ['3', '1', 'AverageValue'],
+      ['1.6', undefined, 'Value'],
     ]);
   });
 
@@ -78,6 +86,7 @@ describe('Function: gitOpsFiles', () => {
     // Assess
     const manifest = parse(files.manifest) as KubeObject;
     expect(built.spec).toEqual(manifest.spec);
+    expect(parse(files.patch)).toContainEqual({ op: 'add', path: '/spec/triggers/1/metricType', value: 'Value' });
   });
 });
 

@@ -1,8 +1,7 @@
 import { stringify } from 'yaml';
 import type { KubeObject } from '../kube/index.js';
 import { KEDA_PAUSED_REPLICAS_ANNOTATION } from './kinds.js';
-import type { ThresholdValues } from './thresholds.js';
-import { findTriggers } from './triggers.js';
+import { locateThresholdFields, setTriggerField, type ThresholdValues } from './thresholds.js';
 
 /**
  * The calibrated thresholds as files a team that manages the cluster from git applies through its own review,
@@ -13,8 +12,8 @@ export interface GitOpsFiles {
   /** The ScaledObject with the new thresholds, without server-set fields (status, uid, resourceVersion, ...). */
   manifest: string;
   /**
-   * A JSON 6902 patch (YAML) that sets the three fields by their trigger's position, for kustomize's `patches:`;
-   * `add` sets a field whether or not it exists.
+   * A JSON 6902 patch (YAML) that sets the calibrated fields (the thresholds, the latency trigger's metricType) by
+   * their trigger's position, for kustomize's `patches:`; `add` sets a field whether or not it exists.
    */
   patch: string;
   /** The `patches:` entry of a kustomization.yaml that applies `patch` to this ScaledObject only. */
@@ -33,12 +32,7 @@ const SERVER_METADATA = ['uid', 'resourceVersion', 'generation', 'creationTimest
 
 /** The files for `live` (the ScaledObject as read) with `values` written into its two triggers. */
 export function gitOpsFiles(live: KubeObject, values: ThresholdValues): GitOpsFiles {
-  const triggers = findTriggers(live);
-  const fields: Array<[number, string, string | null]> = [
-    [triggers.queueDepth.index, 'threshold', values.queueDepthPerPod],
-    [triggers.queueDepth.index, 'activationThreshold', values.queueActivation],
-    [triggers.p95Latency.index, 'threshold', values.p95LatencySeconds],
-  ];
+  const fields = locateThresholdFields(live);
   const manifest = structuredClone(live) as KubeObject & { status?: unknown };
   delete manifest.status;
   const metadata = manifest.metadata as Record<string, unknown> & { annotations?: Record<string, string> };
@@ -50,19 +44,16 @@ export function gitOpsFiles(live: KubeObject, values: ThresholdValues): GitOpsFi
       if (key.startsWith('vllm-eks-pilot/')) delete metadata.annotations[key];
     if (Object.keys(metadata.annotations).length === 0) delete metadata.annotations;
   }
-  const list = (manifest.spec as { triggers: Array<{ metadata: Record<string, string> }> }).triggers;
+  const list = (manifest.spec as { triggers: Array<Record<string, unknown>> }).triggers;
   const ops: Array<{ op: 'add' | 'remove'; path: string; value?: string }> = [];
-  for (const [index, key, value] of fields) {
-    const target = list[index]?.metadata;
-    if (target === undefined) continue;
-    const path = `/spec/triggers/${index}/metadata/${key}`;
-    if (value === null) {
-      if (key in target) ops.push({ op: 'remove', path });
-      delete target[key];
-    } else {
-      ops.push({ op: 'add', path, value });
-      target[key] = value;
-    }
+  for (const { key, index, path: field } of fields) {
+    const value = values[key];
+    const trigger = list[index];
+    if (trigger === undefined || value === undefined) continue;
+    const path = `/spec/triggers/${index}/${field}`;
+    if (value !== null) ops.push({ op: 'add', path, value });
+    else if (holds(trigger, field)) ops.push({ op: 'remove', path });
+    setTriggerField(trigger, field, value);
   }
   const { namespace, name } = live.metadata;
   const header = (what: string) =>
@@ -87,4 +78,12 @@ export function gitOpsFiles(live: KubeObject, values: ThresholdValues): GitOpsFi
         ],
       }),
   };
+}
+
+/** Does `trigger` hold the field at `path` (`metricType`, `metadata/threshold`)? */
+function holds(trigger: Record<string, unknown>, path: string): boolean {
+  const [first, second] = path.split('/') as [string, string | undefined];
+  if (second === undefined) return first in trigger;
+  const holder = trigger[first];
+  return typeof holder === 'object' && holder !== null && second in holder;
 }

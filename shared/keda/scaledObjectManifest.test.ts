@@ -71,26 +71,49 @@ function render(input: Parameters<typeof scaledObject>[0]): Shape {
   return object as unknown as Shape;
 }
 
-/** Drops the fields where the product differs from the guide on purpose (the AMP connection and the queries). */
+/**
+ * Drops the fields where the product differs from the guide on purpose (the AMP connection, the queries and the
+ * latency trigger's metricType).
+ */
 function withoutIntendedDifferences(object: Shape | typeof GUIDE): unknown {
   const { triggers, ...spec } = object.spec as { triggers: Trigger[] };
   return {
     name: object.metadata.name,
     spec,
-    triggers: triggers.map(({ authenticationRef: _ref, metadata, ...trigger }: Trigger) => {
+    triggers: triggers.map(({ authenticationRef: _ref, metadata, metricType, ...trigger }: Trigger, index) => {
       const { serverAddress: _server, query: _query, awsRegion: _region, ...rest } = metadata;
-      return { ...trigger, metadata: rest };
+      return { ...trigger, ...(index === 1 ? {} : { metricType }), metadata: rest };
     }),
   };
 }
 
 describe('Function: scaledObject', () => {
-  it("matches the guide's ScaledObject field by field, apart from the AMP connection and the scoped queries", () => {
+  it("matches the guide's ScaledObject field by field, apart from the AMP connection, the scoped queries and the latency trigger's metricType", () => {
     // Act
     const object = render(minimal);
 
     // Assess
     expect(withoutIntendedDifferences(object)).toEqual(withoutIntendedDifferences(GUIDE));
+  });
+
+  it("compares the p95 with its threshold as a whole (metricType Value) and keeps the guide's per-Pod queue (AverageValue)", () => {
+    // Act
+    const [queue, latency] = render(minimal).spec.triggers;
+    const [, guideLatency] = render({ ...minimal, latencyMetricType: 'AverageValue' }).spec.triggers;
+
+    // Assess: both forms validate against KEDA's CRD (render validates).
+    expect(queue?.metricType).toBe('AverageValue');
+    expect(latency?.metricType).toBe('Value');
+    expect(guideLatency?.metricType).toBe('AverageValue');
+  });
+
+  it('refuses a latency metricType KEDA does not know, naming the accepted ones', () => {
+    // Act
+    const attempt = () => scaledObject({ ...minimal, latencyMetricType: 'Utilization' as never });
+
+    // Assess
+    expect(attempt).toThrow(KubeManifestInputError);
+    expect(attempt).toThrow(/latencyMetricType: "Utilization" is not a metric type; accepted: AverageValue, Value/);
   });
 
   it('points both triggers at the AMP workspace, signed through the TriggerAuthentication, in its region', () => {

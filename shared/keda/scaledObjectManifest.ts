@@ -33,6 +33,21 @@ export const GUIDE_SCALING = {
 } as const;
 
 /**
+ * How the HPA reads each trigger (the trigger's `metricType`). The queue is a demand that adds up over Pods, so the
+ * guide's `AverageValue` is right: desired = ceil(total waiting / threshold per Pod). A latency does not add up over
+ * Pods: under `AverageValue` the HPA divides the p95 by the threshold as if it were a total, so desired =
+ * ceil(p95 / threshold) however many Pods already run (a 10 s p95 against 5 s asks for 2 Pods, at 2 or at 8), and the
+ * guardrail never scales past p95/threshold Pods. Under `Value` the HPA compares the p95 with the threshold as a whole
+ * and scales the ready Pods: desired = ceil(ready Pods × p95 / threshold), as for any utilization-like metric
+ * (Kubernetes pkg/controller/podautoscaler/replica_calculator.go, GetExternalMetricReplicas).
+ */
+export const TRIGGER_METRIC_TYPES = { queueDepth: 'AverageValue', p95Latency: 'Value' } as const;
+
+/** The metric types a trigger may have (KEDA's; `AverageValue` when left out). */
+export const METRIC_TYPES = ['AverageValue', 'Value'] as const;
+export type MetricType = (typeof METRIC_TYPES)[number];
+
+/**
  * Positions of the triggers in the ScaledObject this generator writes. A ScaledObject the calibration adopts may
  * order them differently: code that patches thresholds finds them by query (shared/calibration/scaledObjectThresholds).
  */
@@ -111,6 +126,15 @@ export const scaledObjectInputSchema = z
     latencyThresholdSeconds: threshold('p95 end-to-end latency in seconds', 'positive').default(
       GUIDE_SCALING.latencyThresholdSeconds,
     ),
+    /**
+     * The latency trigger's metricType: `Value` (default, see TRIGGER_METRIC_TYPES), or the guide's `AverageValue` to
+     * render the guide's form (for comparison; it stops scaling at ceil(p95 / threshold) Pods).
+     */
+    latencyMetricType: z
+      .enum(METRIC_TYPES, {
+        error: (issue) => `${JSON.stringify(issue.input)} is not a metric type; accepted: ${METRIC_TYPES.join(', ')}`,
+      })
+      .default(TRIGGER_METRIC_TYPES.p95Latency),
     rateWindow: z
       .string()
       .default(GUIDE_SCALING.rateWindow)
@@ -249,7 +273,7 @@ export function scaledObject(spec: ScaledObjectInputSpec): KubeObject {
         // Primary: queue depth, the demand signal.
         {
           type: 'prometheus',
-          metricType: 'AverageValue',
+          metricType: TRIGGER_METRIC_TYPES.queueDepth,
           ...auth,
           metadata: {
             ...common,
@@ -258,10 +282,10 @@ export function scaledObject(spec: ScaledObjectInputSpec): KubeObject {
             activationThreshold: formatThreshold(input.queueActivationThreshold),
           },
         },
-        // SLO guardrail: p95 end-to-end latency in seconds.
+        // SLO guardrail: p95 end-to-end latency in seconds, compared as a whole (TRIGGER_METRIC_TYPES).
         {
           type: 'prometheus',
-          metricType: 'AverageValue',
+          metricType: input.latencyMetricType,
           ...auth,
           metadata: { ...common, query: queries.p95Latency, threshold: formatThreshold(input.latencyThresholdSeconds) },
         },

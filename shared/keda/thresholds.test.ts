@@ -26,7 +26,7 @@ const QUEUE_QUERY = 'sum(vllm:num_requests_waiting) or vector(0)';
 const LATENCY_QUERY =
   'histogram_quantile(0.95, sum(rate(vllm:e2e_request_latency_seconds_bucket[1m])) by (le)) or vector(0)';
 
-type Trigger = { type: string; name?: string; metadata: Record<string, string> };
+type Trigger = { type: string; name?: string; metricType?: string; metadata: Record<string, string> };
 
 function so(triggers: Trigger[], annotations?: Record<string, string>): KubeObject {
   return {
@@ -42,7 +42,13 @@ const guideQueue: Trigger = {
   type: 'prometheus',
   metadata: { query: QUEUE_QUERY, threshold: '25', activationThreshold: '1' },
 };
-const guideLatency: Trigger = { type: 'prometheus', metadata: { query: LATENCY_QUERY, threshold: '5' } };
+const guideLatency: Trigger = {
+  type: 'prometheus',
+  metricType: 'AverageValue',
+  metadata: { query: LATENCY_QUERY, threshold: '5' },
+};
+/** The latency trigger as the product writes it: compared as a whole (ADR 0019). */
+const productLatency: Trigger = { ...guideLatency, metricType: 'Value' };
 const cpu: Trigger = { type: 'cpu', metadata: { value: '80' } };
 
 /** A ScaledObject someone wrote by hand: latency first, a CPU trigger in between, named triggers. */
@@ -150,8 +156,13 @@ describe('Function: planThresholdChange', () => {
     // Assess
     expect(change).toEqual({
       scaledObject: REF,
-      previous: { queueDepthPerPod: '25', queueActivation: '1', p95LatencySeconds: '5' },
-      next: { queueDepthPerPod: '27', queueActivation: '1', p95LatencySeconds: '4.2' },
+      previous: {
+        queueDepthPerPod: '25',
+        queueActivation: '1',
+        p95LatencySeconds: '5',
+        p95LatencyMetricType: 'AverageValue',
+      },
+      next: { queueDepthPerPod: '27', queueActivation: '1', p95LatencySeconds: '4.2', p95LatencyMetricType: 'Value' },
       diff: [
         '--- default/vllm-inference-app (live)',
         '+++ default/vllm-inference-app (calibrated)',
@@ -161,6 +172,8 @@ describe('Function: planThresholdChange', () => {
         '@@ spec.triggers[0] "slo": p95 latency (e2e_request_latency_seconds) @@',
         '- threshold: "5"',
         '+ threshold: "4.2"',
+        '- metricType: "AverageValue"',
+        '+ metricType: "Value"',
       ].join('\n'),
       applied: false,
     });
@@ -168,7 +181,7 @@ describe('Function: planThresholdChange', () => {
 
   it('reports a field the ScaledObject lacks as null and adds it in the diff', () => {
     // Prepare: no activationThreshold (KEDA's default 0).
-    const object = so([{ type: 'prometheus', metadata: { query: QUEUE_QUERY, threshold: '25' } }, guideLatency]);
+    const object = so([{ type: 'prometheus', metadata: { query: QUEUE_QUERY, threshold: '25' } }, productLatency]);
 
     // Act
     const change = planThresholdChange(object, thresholds(25, 1, 5));
@@ -183,10 +196,31 @@ describe('Function: planThresholdChange', () => {
 
   it('has an empty diff when the ScaledObject already has the thresholds', () => {
     // Act
-    const change = planThresholdChange(so([guideQueue, guideLatency]), thresholds(25, 1, 5));
+    const change = planThresholdChange(so([guideQueue, productLatency]), thresholds(25, 1, 5));
 
     // Assess
     expect(change.diff).toBe('');
+  });
+
+  it("sets the guide's per-Pod latency trigger, or one without metricType (KEDA's AverageValue), to Value", () => {
+    // Prepare
+    const withoutType: Trigger = { type: 'prometheus', metadata: { query: LATENCY_QUERY, threshold: '5' } };
+
+    // Act
+    const fromGuide = planThresholdChange(so([guideQueue, guideLatency]), thresholds(25, 1, 5));
+    const fromNone = planThresholdChange(so([guideQueue, withoutType]), thresholds(25, 1, 5));
+
+    // Assess
+    expect(fromGuide.diff.split('\n').slice(2)).toEqual([
+      '@@ spec.triggers[1]: p95 latency (e2e_request_latency_seconds) @@',
+      '- metricType: "AverageValue"',
+      '+ metricType: "Value"',
+    ]);
+    expect(fromNone.previous.p95LatencyMetricType).toBeNull();
+    expect(fromNone.diff.split('\n').slice(2)).toEqual([
+      '@@ spec.triggers[1]: p95 latency (e2e_request_latency_seconds) @@',
+      '+ metricType: "Value"',
+    ]);
   });
 
   it.each([
@@ -295,7 +329,7 @@ describe('Functions: applying, rolling back, pausing and resuming on a cluster',
       // Assess
       expect(result.applied).toBe(true);
       expect(triggersOf(api.objects.get(SO_PATH))).toEqual([
-        { type: 'prometheus', name: 'slo', metadata: { query: LATENCY_QUERY, threshold: '4.2' } },
+        { type: 'prometheus', name: 'slo', metricType: 'Value', metadata: { query: LATENCY_QUERY, threshold: '4.2' } },
         cpu,
         {
           type: 'prometheus',
@@ -383,8 +417,8 @@ describe('Functions: applying, rolling back, pausing and resuming on a cluster',
   });
 
   describe('Function: rollbackThresholdChange', () => {
-    it('puts the previous values back and removes a field that was absent before', async () => {
-      // Prepare: no activationThreshold before the calibration.
+    it("puts the previous values back (the guide's metricType too) and removes a field that was absent before", async () => {
+      // Prepare: no activationThreshold before the calibration; the guide's AverageValue latency trigger.
       const before = so([{ type: 'prometheus', metadata: { query: QUEUE_QUERY, threshold: '25' } }, guideLatency]);
       await store(before);
       const change = await applyThresholdChange(client, planThresholdChange(before, thresholds(27, 2, 4.2)));
@@ -394,6 +428,27 @@ describe('Functions: applying, rolling back, pausing and resuming on a cluster',
 
       // Assess
       expect(rolledBack.applied).toBe(false);
+      expect(triggersOf(api.objects.get(SO_PATH))).toEqual(triggersOf(before));
+    });
+
+    it('removes the metricType it added to a trigger that had none, and leaves it alone for a change that did not manage it', async () => {
+      // Prepare
+      const withoutType: Trigger = { type: 'prometheus', metadata: { query: LATENCY_QUERY, threshold: '5' } };
+      const before = so([guideQueue, withoutType]);
+      await store(before);
+      const change = await applyThresholdChange(client, planThresholdChange(before, thresholds(27, 2, 4.2)));
+      const applied = triggersOf(api.objects.get(SO_PATH))[1]?.metricType;
+      // A change recorded before the metricType was managed (no p95LatencyMetricType in previous or next).
+      const { p95LatencyMetricType: _p, ...olderPrevious } = change.previous;
+      const { p95LatencyMetricType: _n, ...olderNext } = change.next;
+      await applyThresholdChange(client, { ...change, previous: olderPrevious, next: olderNext });
+      const afterOlder = triggersOf(api.objects.get(SO_PATH))[1]?.metricType;
+
+      // Act
+      await rollbackThresholdChange(client, change);
+
+      // Assess
+      expect([applied, afterOlder]).toEqual(['Value', 'Value']);
       expect(triggersOf(api.objects.get(SO_PATH))).toEqual(triggersOf(before));
     });
   });

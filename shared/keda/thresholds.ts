@@ -2,8 +2,9 @@ import type { ClusterClient, KubeObject } from '../kube/index.js';
 import type { ThresholdChange, Thresholds } from '../calibration/index.js';
 import { CalibrationThresholdInvalidError } from './errors.js';
 import { THRESHOLD_TRIGGERS, type ThresholdTriggerKind } from './triggerKinds.js';
-import { findTriggers, type ScaledObjectTriggers } from './triggers.js';
+import { type FoundTrigger, findTriggers, type ScaledObjectTriggers } from './triggers.js';
 import { refOfScaledObject, scaledObjectName, type ScaledObjectRef } from './kinds.js';
+import { TRIGGER_METRIC_TYPES } from './scaledObjectManifest.js';
 import { updateScaledObject } from './update.js';
 
 /** Reading and writing the calibrated thresholds of a KEDA ScaledObject's queue-depth and p95-latency triggers. */
@@ -31,7 +32,70 @@ export function formatKedaThresholds(thresholds: Thresholds): ThresholdChange['n
       thresholds.p95LatencySeconds.value,
       'a finite number of seconds that rounds to at least 0.1',
     );
-  return { queueDepthPerPod: String(queue), queueActivation: String(activation), p95LatencySeconds: String(latency) };
+  return {
+    queueDepthPerPod: String(queue),
+    queueActivation: String(activation),
+    p95LatencySeconds: String(latency),
+    // The calibrated latency threshold is a p95 to hold, not a per-Pod share: compared as a whole (TRIGGER_METRIC_TYPES).
+    p95LatencyMetricType: TRIGGER_METRIC_TYPES.p95Latency,
+  };
+}
+
+/** The threshold values as KEDA strings; null where the field is absent, undefined where it is not managed. */
+export type ThresholdValues = ThresholdChange['previous'];
+type ThresholdKey = keyof ThresholdValues;
+
+/**
+ * Every field the calibration writes: which of the two triggers, where in it (its metadata, or the trigger itself
+ * for `metricType`), and the ThresholdValues key that holds it. One table for reading, writing, diffs and GitOps.
+ */
+const THRESHOLD_FIELDS: ReadonlyArray<{
+  key: ThresholdKey;
+  trigger: ThresholdTriggerKind;
+  field: string;
+  place: 'metadata' | 'trigger';
+}> = [
+  { key: 'queueDepthPerPod', trigger: 'queueDepth', field: 'threshold', place: 'metadata' },
+  { key: 'queueActivation', trigger: 'queueDepth', field: 'activationThreshold', place: 'metadata' },
+  { key: 'p95LatencySeconds', trigger: 'p95Latency', field: 'threshold', place: 'metadata' },
+  { key: 'p95LatencyMetricType', trigger: 'p95Latency', field: 'metricType', place: 'trigger' },
+];
+
+/** One field the calibration writes, located in a ScaledObject: the trigger's index and the JSON path below it. */
+export interface LocatedThresholdField {
+  key: ThresholdKey;
+  index: number;
+  /** `metadata/threshold` or `metricType`. */
+  path: string;
+}
+
+/** Where each field is in `scaledObject` (its triggers found by query). */
+export function locateThresholdFields(scaledObject: KubeObject): LocatedThresholdField[] {
+  const triggers = findTriggers(scaledObject);
+  return THRESHOLD_FIELDS.map(({ key, trigger, field, place }) => ({
+    key,
+    index: triggers[trigger].index,
+    path: place === 'metadata' ? `metadata/${field}` : field,
+  }));
+}
+
+/** Sets (or, for null, removes) the field at `path` of `trigger`; undefined leaves it alone. */
+export function setTriggerField(
+  trigger: Record<string, unknown> | undefined,
+  path: string,
+  value: string | null | undefined,
+): void {
+  if (trigger === undefined || value === undefined) return;
+  const [first, second] = path.split('/') as [string, string | undefined];
+  const holder = second === undefined ? trigger : (trigger[first] as Record<string, unknown> | undefined);
+  const key = second ?? first;
+  if (holder === undefined) return;
+  if (value === null) delete holder[key];
+  else holder[key] = value;
+}
+
+function fieldOf(found: FoundTrigger, field: string, place: 'metadata' | 'trigger'): string | null {
+  return (place === 'metadata' ? found.metadata[field] : found.metricType) ?? null;
 }
 
 /**
@@ -42,11 +106,7 @@ export function formatKedaThresholds(thresholds: Thresholds): ThresholdChange['n
 export function planThresholdChange(scaledObject: KubeObject, thresholds: Thresholds): ThresholdChange {
   const triggers = findTriggers(scaledObject);
   const next = formatKedaThresholds(thresholds);
-  const previous = {
-    queueDepthPerPod: triggers.queueDepth.metadata.threshold ?? null,
-    queueActivation: triggers.queueDepth.metadata.activationThreshold ?? null,
-    p95LatencySeconds: triggers.p95Latency.metadata.threshold ?? null,
-  };
+  const previous = liveThresholdValues(scaledObject);
   return {
     scaledObject: refOfScaledObject(scaledObject),
     previous,
@@ -74,17 +134,13 @@ export async function rollbackThresholdChange(
   return { ...change, applied: false };
 }
 
-/** The three threshold values as KEDA strings; null where the field is absent. */
-export type ThresholdValues = ThresholdChange['previous'];
-
-/** The live ScaledObject's threshold values (null where absent). */
-export function liveThresholdValues(scaledObject: KubeObject): ThresholdValues {
+/** The live ScaledObject's values of every field the calibration writes (null where absent). */
+export function liveThresholdValues(scaledObject: KubeObject): Required<ThresholdValues> {
   const triggers = findTriggers(scaledObject);
-  return {
-    queueDepthPerPod: triggers.queueDepth.metadata.threshold ?? null,
-    queueActivation: triggers.queueDepth.metadata.activationThreshold ?? null,
-    p95LatencySeconds: triggers.p95Latency.metadata.threshold ?? null,
-  };
+  const values = Object.fromEntries(
+    THRESHOLD_FIELDS.map(({ key, trigger, field, place }) => [key, fieldOf(triggers[trigger], field, place)]),
+  );
+  return values as Required<ThresholdValues>;
 }
 
 /** The diff from the live values to `values` (empty when equal), in the format of planThresholdChange's. */
@@ -111,18 +167,9 @@ async function writeThresholds(
   verb: string,
 ): Promise<void> {
   await updateScaledObject(cluster, ref, verb, (live) => {
-    const triggers = findTriggers(live);
-    const list = (live.spec as { triggers: Array<{ metadata: Record<string, string> }> }).triggers;
-    setField(list[triggers.queueDepth.index]?.metadata, 'threshold', values.queueDepthPerPod);
-    setField(list[triggers.queueDepth.index]?.metadata, 'activationThreshold', values.queueActivation);
-    setField(list[triggers.p95Latency.index]?.metadata, 'threshold', values.p95LatencySeconds);
+    const list = (live.spec as { triggers: Array<Record<string, unknown>> }).triggers;
+    for (const { key, index, path } of locateThresholdFields(live)) setTriggerField(list[index], path, values[key]);
   });
-}
-
-function setField(metadata: Record<string, string> | undefined, key: string, value: string | null): void {
-  if (metadata === undefined) return;
-  if (value === null) delete metadata[key];
-  else metadata[key] = value;
 }
 
 function renderDiff(
@@ -133,8 +180,15 @@ function renderDiff(
   label = 'calibrated',
 ): string {
   const hunks: string[] = [];
-  const hunk = (kind: ThresholdTriggerKind, fields: Array<[string, string | null, string | null]>) => {
-    const changed = fields.filter(([, before, after]) => before !== after);
+  const hunk = (kind: ThresholdTriggerKind) => {
+    // A field `next` does not manage (undefined) is not changed.
+    const changed = THRESHOLD_FIELDS.filter((f) => f.trigger === kind && next[f.key] !== undefined)
+      .map(({ key, field }): [string, string | null, string | null] => [
+        field,
+        previous[key] ?? null,
+        next[key] ?? null,
+      ])
+      .filter(([, before, after]) => before !== after);
     if (changed.length === 0) return;
     const trigger = triggers[kind];
     const named = trigger.name === undefined ? '' : ` "${trigger.name}"`;
@@ -145,11 +199,8 @@ function renderDiff(
       if (after !== null) hunks.push(`+ ${key}: ${JSON.stringify(after)}`);
     }
   };
-  hunk('queueDepth', [
-    ['threshold', previous.queueDepthPerPod, next.queueDepthPerPod],
-    ['activationThreshold', previous.queueActivation, next.queueActivation],
-  ]);
-  hunk('p95Latency', [['threshold', previous.p95LatencySeconds, next.p95LatencySeconds]]);
+  hunk('queueDepth');
+  hunk('p95Latency');
   if (hunks.length === 0) return '';
   return [`--- ${who} (live)`, `+++ ${who} (${label})`, ...hunks].join('\n');
 }

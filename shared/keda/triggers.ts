@@ -15,6 +15,8 @@ export interface FoundTrigger {
   /** The trigger's `name`, when it has one. */
   name: string | undefined;
   query: string;
+  /** The trigger's `metricType` as written (KEDA reads a missing one as AverageValue). */
+  metricType: string | undefined;
   /** The trigger's metadata as written (KEDA reads every value as a string). */
   metadata: Record<string, string>;
 }
@@ -52,7 +54,12 @@ export function findTriggers(scaledObject: KubeObject): ScaledObjectTriggers {
 
 function asPrometheusTrigger(trigger: unknown, index: number): FoundTrigger | undefined {
   if (typeof trigger !== 'object' || trigger === null) return undefined;
-  const { type, name, metadata } = trigger as { type?: unknown; name?: unknown; metadata?: unknown };
+  const { type, name, metadata, metricType } = trigger as {
+    type?: unknown;
+    name?: unknown;
+    metadata?: unknown;
+    metricType?: unknown;
+  };
   if (type !== 'prometheus' || typeof metadata !== 'object' || metadata === null) return undefined;
   const query = (metadata as { query?: unknown }).query;
   if (typeof query !== 'string') return undefined;
@@ -60,6 +67,7 @@ function asPrometheusTrigger(trigger: unknown, index: number): FoundTrigger | un
     index,
     name: typeof name === 'string' && name !== '' ? name : undefined,
     query,
+    metricType: typeof metricType === 'string' ? metricType : undefined,
     metadata: { ...(metadata as Record<string, string>) },
   };
 }

@@ -58,7 +58,7 @@ export interface KubectlTable {
 /**
  * Reads kubectl's tables (one per kind with `get a,b,c`, separated by blank lines). kubectl left-aligns every
  * column at its header's offset, so cells are cut at the header offsets; cells may hold single spaces
- * (`0/25 (avg), 0/5 (avg)`).
+ * (`0/25 (avg), 0/5`: the queue per Pod, the p95 as a whole).
  */
 export function parseKubectlTables(stdout: string): KubectlTable[] {
   return stdout

@@ -6,7 +6,7 @@ import { postJson } from './http.js';
 export const DEMO_SHAPE = { promptTokens: 35, maxTokens: 32 } as const;
 
 /** What a test may change in the demo profile. */
-export type DemoOverrides = Partial<Pick<Profile, 'replicas' | 'vllmVersion' | 'amp'>>;
+export type DemoOverrides = Partial<Pick<Profile, 'replicas' | 'vllmVersion' | 'amp' | 'engine' | 'gpu'>>;
 
 /**
  * No AMP ingestion lag unless a test asks for it: the demo profile has 5 s ± 2 s, which would make every test of

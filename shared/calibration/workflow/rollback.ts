@@ -95,7 +95,10 @@ export async function rollback(ports: Ports, input: z.output<typeof event>): Pro
   if (live === undefined)
     throw new CalibrationRollbackNotFoundError(`ScaledObject ${ref.namespace}/${ref.name} does not exist any more`);
   const before = liveThresholdValues(live);
-  const changed = (Object.keys(before) as Array<keyof ThresholdValues>).filter((k) => before[k] !== written.wrote[k]);
+  // Only the fields that change wrote (a change from before the metricType was managed did not write it).
+  const changed = (Object.keys(before) as Array<keyof ThresholdValues>).filter(
+    (k) => written.wrote[k] !== undefined && before[k] !== written.wrote[k],
+  );
   if (changed.length > 0)
     throw new CalibrationRollbackConflictError(
       `ScaledObject ${ref.namespace}/${ref.name} changed since ${last.executionName} wrote it (` +

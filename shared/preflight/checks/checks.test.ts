@@ -34,6 +34,7 @@ import { gpuMemorySettings } from './gpuMemorySettings.js';
 import { DASHBOARD_TIERS, grafanaDashboards } from './grafanaDashboards.js';
 import { karpenterDoNotDisrupt } from './karpenterDoNotDisrupt.js';
 import { kedaScaledObject } from './kedaScaledObject.js';
+import { scaledObject as productScaledObject } from '../../keda/index.js';
 import { loadTest } from './loadTest.js';
 import { PREFLIGHT_CHECKS } from './registry.js';
 import { findScaleCycle, scaleCycle } from './scaleCycle.js';
@@ -488,6 +489,45 @@ describe('Check: keda-scaled-object', () => {
     expect(result.status).toBe('fail');
     expect(result.reason).toMatch(reason);
   });
+
+  /** The product's two triggers, the latency one with `metricType` (absent: KEDA's AverageValue). */
+  function triggers(latencyMetricType?: string): unknown[] {
+    const triggerList = (
+      productScaledObject({ model: 'm', ampWorkspaceUrl: 'http://127.0.0.1:9090', authentication: false }).spec as {
+        triggers: Array<Record<string, unknown>>;
+      }
+    ).triggers;
+    const [queue, latency] = triggerList;
+    const { metricType: _type, ...untyped } = latency ?? {};
+    return [queue, latencyMetricType === undefined ? untyped : { ...untyped, metricType: latencyMetricType }];
+  }
+
+  it('passes a Ready ScaledObject whose p95 trigger is compared as a whole (metricType Value)', async () => {
+    // Act
+    const objects = replace(preparedObjects(), 'ScaledObject', scaledObject('True', triggers('Value')));
+    const result = await run(kedaScaledObject, preparedContext({ objects }));
+
+    // Assess
+    expect(result).toMatchObject({ status: 'pass', reason: expect.stringMatching(/and is Ready$/) });
+  });
+
+  it.each([
+    { case: "the guide's AverageValue", metricType: 'AverageValue', shown: 'AverageValue' },
+    { case: 'no metricType (KEDA reads AverageValue)', metricType: undefined, shown: 'AverageValue (the default)' },
+  ])(
+    'warns when the p95 trigger is read per Pod: $case, naming the trigger, why and the fix',
+    async ({ metricType, shown }) => {
+      // Act
+      const objects = replace(preparedObjects(), 'ScaledObject', scaledObject('True', triggers(metricType)));
+      const result = await run(kedaScaledObject, preparedContext({ objects }));
+
+      // Assess
+      expect(result.status).toBe('warn');
+      expect(result.reason).toContain(`p95-latency trigger (spec.triggers[1]) has metricType ${shown}`);
+      expect(result.reason).toContain('asks for ceil(p95 / 5 s) Pods however many run');
+      expect(result.fix).toMatch(/^Set metricType: Value on that trigger/);
+    },
+  );
 });
 
 describe('Check: karpenter-do-not-disrupt', () => {

@@ -1,4 +1,4 @@
-import { KEDA_KINDS } from '../../keda/index.js';
+import { findTriggers, KEDA_KINDS, TRIGGER_METRIC_TYPES } from '../../keda/index.js';
 import type { KubeObject, ObjectRef } from '../../kube/index.js';
 import { CHECK_IDS, type Evidence, type PreflightCheck } from '../types.js';
 import { listText, objectEvidence } from '../workload.js';
@@ -16,7 +16,10 @@ interface ScaledObjectShape {
 
 /**
  * Item 6: KEDA is installed (its ScaledObject CRD), a ScaledObject targets the Deployment (or is the one the target
- * names), and KEDA reports it Ready (condition Ready=True: its triggers and scale target resolve).
+ * names), and KEDA reports it Ready (condition Ready=True: its triggers and scale target resolve). A warning when its
+ * p95-latency trigger is read per Pod (`metricType: AverageValue`, the guide's): the HPA then asks for
+ * ceil(p95 / threshold) Pods however many run, so the latency guardrail cannot scale past that
+ * (TRIGGER_METRIC_TYPES in shared/keda/scaledObjectManifest.ts).
  */
 export const kedaScaledObject: PreflightCheck = {
   id: CHECK_IDS.kedaScaledObject,
@@ -81,13 +84,38 @@ export const kedaScaledObject: PreflightCheck = {
         fix: `kubectl -n ${target.namespace} describe scaledobject ${results[0]?.so.metadata.name ?? ''}: check the scale target, the TriggerAuthentication for AMP and the keda-operator logs`,
       };
     }
-    return {
-      status: 'pass',
-      reason: `ScaledObject ${good.so.metadata.name} targets Deployment ${target.deployment} and is Ready`,
-      evidence,
-    };
+    const ready = `ScaledObject ${good.so.metadata.name} targets Deployment ${target.deployment} and is Ready`;
+    const perPod = latencyReadPerPod(good.so);
+    if (perPod !== undefined)
+      return {
+        status: 'warn',
+        reason:
+          `${ready}, but its p95-latency trigger (spec.triggers[${perPod.index}]) has metricType ${perPod.metricType}: ` +
+          `the HPA divides the p95 by the threshold as if it were a per-Pod total and asks for ceil(p95 / ${perPod.threshold} s) ` +
+          `Pods however many run (a p95 twice the threshold asks for 2 Pods, at 2 or at 8), so latency alone never scales ` +
+          'past that',
+        evidence,
+        fix:
+          `Set metricType: ${TRIGGER_METRIC_TYPES.p95Latency} on that trigger (desired = ready Pods × p95 / threshold): ` +
+          'a calibration with scaledObject.apply sets it, or vllm-pilot render scaledobject renders it',
+      };
+    return { status: 'pass', reason: ready, evidence };
   },
 };
+
+/** The latency trigger, when the HPA reads it per Pod (AverageValue, also KEDA's default when left out). */
+function latencyReadPerPod(so: KubeObject): { index: number; metricType: string; threshold: string } | undefined {
+  let latency;
+  try {
+    latency = findTriggers(so).p95Latency;
+  } catch {
+    // A ScaledObject without the two triggers (scaling on something else) is the user's design: nothing to say here.
+    return undefined;
+  }
+  const metricType = latency.metricType ?? 'AverageValue (the default)';
+  if (latency.metricType === TRIGGER_METRIC_TYPES.p95Latency) return undefined;
+  return { index: latency.index, metricType, threshold: latency.metadata.threshold ?? '?' };
+}
 
 function targetsDeployment(so: KubeObject, deployment: string): boolean {
   const ref = (so as ScaledObjectShape).spec?.scaleTargetRef;

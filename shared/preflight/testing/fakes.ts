@@ -222,12 +222,13 @@ export function dashboardConfigMap(exprs: string[]): KubeObject {
   };
 }
 
-export function scaledObject(ready = 'True'): KubeObject {
+/** A ScaledObject KEDA reports Ready (or not), with the given triggers (none by default). */
+export function scaledObject(ready = 'True', triggers: unknown[] = []): KubeObject {
   return {
     apiVersion: 'keda.sh/v1alpha1',
     kind: 'ScaledObject',
     metadata: { name: 'vllm-scaler', namespace: TARGET.namespace },
-    spec: { scaleTargetRef: { name: TARGET.deployment } },
+    spec: { scaleTargetRef: { name: TARGET.deployment }, ...(triggers.length > 0 ? { triggers } : {}) },
     status: { conditions: [{ type: 'Ready', status: ready, message: ready === 'True' ? 'ok' : 'triggers failed' }] },
   };
 }
