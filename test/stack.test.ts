@@ -310,7 +310,11 @@ describe('Stack: the packaged CloudFormation template', () => {
       {
         name: 'alertEvaluator',
         load: loadAlertEvaluatorConfig,
-        expect: (config: unknown) => expect(config).toMatchObject({ topicArn: expect.stringContaining('-alerts') }),
+        expect: (config: unknown) =>
+          expect(config).toMatchObject({
+            topicArn: expect.stringContaining('-alerts'),
+            historyTableName: expect.stringContaining('CalibrationHistoryTable'),
+          }),
       },
       {
         name: 'slackNotifier',
@@ -521,9 +525,11 @@ describe('Stack: the packaged CloudFormation template', () => {
       },
       {
         key: 'alertEvaluator',
+        // Query: its alert state, the silences, and the calibration history (the derived alert thresholds).
         actions: [
           'aps:QueryMetrics',
           'cloudwatch:PutMetricData',
+          'dynamodb:Query',
           'dynamodb:Query',
           'dynamodb:Query',
           'dynamodb:UpdateItem',

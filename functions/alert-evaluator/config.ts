@@ -23,6 +23,11 @@ export interface AlertEvaluatorConfig {
   tableName: string;
   /** The silences table (ALERT_SILENCES_TABLE); unset: no silence is read, every notification goes out. */
   silencesTableName?: string;
+  /**
+   * The calibration history table (HISTORY_TABLE); unset: no calibrated alert thresholds, only the settings' and the
+   * guide's.
+   */
+  historyTableName?: string;
   /** Set only for the local twin or a VPC endpoint. */
   snsEndpoint?: string;
   dynamoDbEndpoint?: string;
@@ -88,6 +93,10 @@ const environmentSchema = z.object({
     .string()
     .regex(TABLE_NAME, { error: 'must be a DynamoDB table name: 3-255 letters, digits, "_", "-" or "."' })
     .optional(),
+  HISTORY_TABLE: z
+    .string()
+    .regex(TABLE_NAME, { error: 'must be a DynamoDB table name: 3-255 letters, digits, "_", "-" or "."' })
+    .optional(),
   SNS_ENDPOINT: httpUrl('the SNS endpoint override').optional(),
   DYNAMODB_ENDPOINT: httpUrl('the DynamoDB endpoint override').optional(),
   EVALUATOR_CONCURRENCY: z
@@ -144,6 +153,7 @@ export function loadAlertEvaluatorConfig(env: Readonly<Record<string, string | u
     topicArn: vars.ALERT_TOPIC_ARN,
     tableName: vars.ALERT_STATE_TABLE,
     ...(vars.ALERT_SILENCES_TABLE === undefined ? {} : { silencesTableName: vars.ALERT_SILENCES_TABLE }),
+    ...(vars.HISTORY_TABLE === undefined ? {} : { historyTableName: vars.HISTORY_TABLE }),
     ...(vars.SNS_ENDPOINT === undefined ? {} : { snsEndpoint: vars.SNS_ENDPOINT }),
     ...(vars.DYNAMODB_ENDPOINT === undefined ? {} : { dynamoDbEndpoint: vars.DYNAMODB_ENDPOINT }),
     concurrency: vars.EVALUATOR_CONCURRENCY ?? ALERT_EVALUATOR_DEFAULTS.concurrency,

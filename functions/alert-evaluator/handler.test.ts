@@ -22,7 +22,7 @@ import { VirtualClock } from '../../shared/clock/index.js';
 import { ConfigInvalidError, type Target } from '../../shared/config/index.js';
 import { loadAlertEvaluatorConfig } from './config.js';
 import { AlertEvaluatorAllTargetsFailedError, AlertEvaluatorEventInvalidError } from './errors.js';
-import { createHandler, depsFromEnvironment, handler, type EvaluateFn } from './handler.js';
+import { type AlertEvaluatorDeps, createHandler, depsFromEnvironment, handler, type EvaluateFn } from './handler.js';
 import { CapturingLogger } from '../shared/testing.js';
 
 const TABLE = 'vllm-eks-pilot-alert-state';
@@ -122,7 +122,11 @@ describe('Function: createHandler', () => {
   function build(
     targets: string[],
     evaluate: EvaluateFn,
-    options: { cadence?: { interval: number; period: number }; clock?: VirtualClock } = {},
+    options: {
+      cadence?: { interval: number; period: number };
+      clock?: VirtualClock;
+      calibrated?: AlertEvaluatorDeps['calibrated'];
+    } = {},
   ) {
     const tableName = `${TABLE}-${tableIndex}`;
     tableIndex += 1;
@@ -144,6 +148,7 @@ describe('Function: createHandler', () => {
       store: new DynamoDbAlertStateStore({ client: dynamoClient, tableName }),
       publisher: new SnsAlertPublisher({ client: snsClient, topicArn }),
       heartbeat: { store: heartbeats, metrics: new CloudWatchMetricsSink({ client: cloudwatchClient }) },
+      ...(options.calibrated === undefined ? {} : { calibrated: options.calibrated }),
       logger,
       clock: ownClock,
       wait: (ms) => {
@@ -206,6 +211,36 @@ describe('Function: createHandler', () => {
       function_request_id: 'req-1',
     });
     expect(JSON.stringify(logger.lines)).not.toContain(SNS_SECRET);
+  });
+
+  it("evaluates with each target's calibrated thresholds, and with the settings' where the history cannot be read", async () => {
+    // Prepare: prod's last calibration derived a queue alert of 24; staging's history read fails.
+    const seen = new Map<string, number>();
+    const evaluate: EvaluateFn = (target, settings, timeMs) => {
+      seen.set(target.name, settings.rules.VLLMHighQueueDepth.threshold);
+      return Promise.resolve({ target, timeMs, evaluatedRules: [], queries: [], firing: [], failures: [] });
+    };
+    const lambda = build(['prod', 'staging'], evaluate, {
+      calibrated: (target) =>
+        target.name === 'prod'
+          ? Promise.resolve({
+              execution: 'calib-1',
+              finishedAt: '2025-06-01T11:00:00.000Z',
+              thresholds: { VLLMHighQueueDepth: { value: 24, reason: 'r', formula: 'f' } },
+            })
+          : Promise.reject(new Error('ResourceNotFoundException: no such table')),
+    });
+
+    // Act
+    await lambda(scheduledEvent, contextFor('req-1'));
+
+    // Assess
+    expect(Object.fromEntries(seen)).toEqual({ prod: 24, staging: 50 });
+    expect(logger.lines.find((line) => String(line.message).startsWith('calibration history not read'))).toMatchObject({
+      level: 'WARN',
+      target: 'staging',
+      error: 'ResourceNotFoundException: no such table',
+    });
   });
 
   it('sends nothing again on the next run while the alert keeps firing', async () => {

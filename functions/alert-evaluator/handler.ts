@@ -18,7 +18,15 @@ import {
   type TargetCycleResult,
   type TargetEvaluation,
 } from '../../shared/alerts/index.js';
-import { DEFAULT_ALERT_SETTINGS, evaluateTarget, failedEvaluation } from '../../shared/alerts/rules/index.js';
+import {
+  type AlertTarget,
+  type CalibratedAlertThresholds,
+  DEFAULT_ALERT_SETTINGS,
+  evaluateTarget,
+  failedEvaluation,
+  withCalibratedThresholds,
+} from '../../shared/alerts/rules/index.js';
+import { DynamoDbHistoryStore, lastCalibratedAlertThresholds } from '../../shared/calibration/history/index.js';
 import { SnsAlertPublisher } from '../../shared/alerts/notify/index.js';
 import {
   activeSilence,
@@ -79,6 +87,11 @@ export interface AlertEvaluatorDeps {
   silences?: SilenceStore;
   /** Where every cycle records its heartbeat (DynamoDB record, CloudWatch datum); none: no heartbeat. */
   heartbeat?: { store: HeartbeatStore; metrics: MetricsSink };
+  /**
+   * The alert thresholds the target's last calibration derived (the calibration history), read once per invocation;
+   * none: only the settings' and the guide's thresholds.
+   */
+  calibrated?: (target: Target) => Promise<CalibratedAlertThresholds | undefined>;
   logger: Logger;
   clock?: Clock;
   wait?: WaitFn;
@@ -112,17 +125,18 @@ export function createHandler(deps: AlertEvaluatorDeps) {
   const clock = deps.clock ?? systemClock;
   const wait = deps.wait ?? waitFor;
   const { config, logger } = deps;
-  const settingsByTarget = new Map(config.targets.map(({ target, settings }) => [target.name, settings]));
   const intervalMs = config.intervalSeconds * 1000;
   const planned = config.cyclesPerInvocation;
 
   /** One cycle at `timeMs`: evaluate every target, run the notification cycle; its result and summary. */
   const runCycle = async (
+    targets: readonly AlertTarget[],
     timeMs: number,
     context: Context,
     signal: AbortSignal,
   ): Promise<{ result: AlertCycleResult; summary: AlertCycleSummary }> => {
-    const evaluations = await mapWithConcurrency(config.targets, config.concurrency, async ({ target, settings }) => {
+    const settingsByTarget = new Map(targets.map(({ target, settings }) => [target.name, settings]));
+    const evaluations = await mapWithConcurrency(targets, config.concurrency, async ({ target, settings }) => {
       try {
         return await untilAborted(deps.evaluate(target, settings, timeMs, signal), signal);
       } catch (error) {
@@ -130,7 +144,7 @@ export function createHandler(deps: AlertEvaluatorDeps) {
         return failedEvaluation(target, settings, timeMs, error);
       }
     });
-    const silenced = await activeSilences(deps, config.targets, clock.now());
+    const silenced = await activeSilences(deps, targets, clock.now());
     const result = await runAlertCycle({
       evaluations,
       silenceFor: (name) => silenced.get(name) ?? null,
@@ -159,6 +173,8 @@ export function createHandler(deps: AlertEvaluatorDeps) {
 
     // A hanging AMP fails its targets at the deadline guard (named), leaving time to record and publish the rest.
     const deadline = withDeadline(signal, context, DEADLINE_MARGIN_MS);
+    // Once per invocation: a calibration finishing now is used from the next minute on.
+    const targets = await calibratedTargets(deps, config.targets);
     const cycles: AlertCycleSummary[] = [];
     const heartbeat: HeartbeatReport | null = deps.heartbeat === undefined ? null : { recorded: 0, problems: [] };
     let stoppedEarly: string | null = null;
@@ -182,7 +198,7 @@ export function createHandler(deps: AlertEvaluatorDeps) {
           }
         }
         const timeMs = Math.min(scheduledMs + slot * intervalMs, clock.now());
-        const { result, summary } = await runCycle(timeMs, context, deadline.signal);
+        const { result, summary } = await runCycle(targets, timeMs, context, deadline.signal);
         cycles.push(summary);
         if (deps.heartbeat !== undefined && heartbeat !== null)
           await recordHeartbeat(deps.heartbeat, result, timeMs, heartbeat);
@@ -301,12 +317,39 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 /**
+ * Each target with the alert thresholds its last calibration derived in place of the guide's defaults (a threshold
+ * its settings give wins). A history that cannot be read changes nothing (logged): the settings' thresholds still
+ * alert.
+ */
+async function calibratedTargets(deps: AlertEvaluatorDeps, targets: readonly AlertTarget[]): Promise<AlertTarget[]> {
+  const read = deps.calibrated;
+  if (read === undefined) return [...targets];
+  return mapWithConcurrency(targets, deps.config.concurrency, async (entry) => {
+    try {
+      const { settings, outcomes } = withCalibratedThresholds(entry.settings, await read(entry.target));
+      if (outcomes.length > 0)
+        deps.logger.debug('calibrated alert thresholds', {
+          target: entry.target.name,
+          thresholds: outcomes.map((o) => `${o.alertname}: ${o.used ? 'used' : 'not used'}, ${o.why}`),
+        });
+      return { ...entry, settings };
+    } catch (error) {
+      deps.logger.warn("calibration history not read: the alert settings' thresholds apply", {
+        target: entry.target.name,
+        error: (error as Error).message,
+      });
+      return entry;
+    }
+  });
+}
+
+/**
  * The silence muting each target now, by target name. A table that cannot be read mutes nothing (logged): a page
  * during a test is better than an incident nobody hears about.
  */
 async function activeSilences(
   deps: AlertEvaluatorDeps,
-  targets: AlertEvaluatorConfig['targets'],
+  targets: readonly AlertTarget[],
   nowMs: number,
 ): Promise<Map<string, Silence>> {
   const silenced = new Map<string, Silence>();
@@ -372,6 +415,10 @@ export function depsFromEnvironment(
     requestHandler,
     ...(config.cloudWatchEndpoint === undefined ? {} : { endpoint: config.cloudWatchEndpoint }),
   });
+  const history =
+    config.historyTableName === undefined
+      ? undefined
+      : new DynamoDbHistoryStore({ client: dynamo, tableName: config.historyTableName });
   logger.info('configuration loaded', {
     targets: config.targets.map(({ target }) => target.name),
     ampWorkspaceUrl: config.ampWorkspaceUrl,
@@ -395,6 +442,9 @@ export function depsFromEnvironment(
       store: new DynamoDbHeartbeatStore({ client: dynamo, tableName: config.tableName }),
       metrics: new CloudWatchMetricsSink({ client: cloudWatch, concurrency: 1 }),
     },
+    ...(history === undefined
+      ? {}
+      : { calibrated: (target: Target) => lastCalibratedAlertThresholds(history, target) }),
     logger,
   };
 }

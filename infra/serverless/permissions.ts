@@ -247,7 +247,15 @@ export const REPORT_PREFIX = 'calibrations/';
 export const FUNCTION_CAPABILITIES = {
   metricsCollector: ['ampQuery', 'cloudWatchPutMetricData'],
   // cloudWatchPutMetricData: the heartbeat metric (EvaluatorCycles), in the product's namespace only.
-  alertEvaluator: ['ampQuery', 'publishAlerts', 'alertStateReadWrite', 'silencesRead', 'cloudWatchPutMetricData'],
+  // historyRead: each target's last calibration, for the alert thresholds it derived.
+  alertEvaluator: [
+    'ampQuery',
+    'publishAlerts',
+    'alertStateReadWrite',
+    'silencesRead',
+    'cloudWatchPutMetricData',
+    'historyRead',
+  ],
   slackNotifier: ['slackSecretRead', 'slackDeadLetter'],
   preflight: ['ampQuery', 'ampListRules', 'eksDescribeCluster', 'historyRead', 'publishPreflight', 'heartbeatRead'],
 } as const satisfies Record<string, readonly CapabilityName[]>;

@@ -37,4 +37,5 @@ export {
   type AlertStatus,
   type Severity,
   type TargetEvaluation,
+  type ThresholdOrigin,
 } from './types.js';

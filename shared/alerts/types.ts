@@ -41,6 +41,20 @@ export interface AlertRuleSettings {
   forSeconds: number;
   /** The rate window of a rule that uses `rate()` (latency, preemptions); ignored by gauge rules. */
   windowSeconds: number;
+  /** True when the target's settings give the threshold: a calibration's derived threshold never replaces it. */
+  thresholdPinned?: boolean;
+  /** Where the threshold comes from when a calibration derived it (shown in the notification); absent otherwise. */
+  thresholdFrom?: ThresholdOrigin;
+}
+
+/** The calibration a derived alert threshold comes from, and why it has this value. */
+export interface ThresholdOrigin {
+  /** The calibration's execution name. */
+  execution: string;
+  /** When it finished (ISO 8601). */
+  finishedAt: string;
+  reason: string;
+  formula: string;
 }
 
 /** The alert settings of one target (defaults: the guide's; see `settings.ts`). */

@@ -43,6 +43,14 @@ describe('Function: analyze', () => {
     expect(t?.p95LatencySeconds.formula).toContain('2 × 2.5 s = 5 s');
     expect(t?.scaleIn.value).toEqual({ queueDepth: 0, p95BelowSeconds: 3, forSeconds: 300 });
     expect(t?.scaleIn.formula).toBe('queue = 0 and p95 < 1.2 × 2.5 s = 3 s for 300 s');
+    // The alerts from the same numbers: a queue holding 1 s of work at the capacity (the guide's alert: > 50), and
+    // the p95 guardrail when no SLO is given (the guide's: 5 s).
+    expect(analysis.alerts?.VLLMHighQueueDepth.value).toBe(55);
+    expect(analysis.alerts?.VLLMHighQueueDepth.formula).toBe(
+      'max(KEDA queue threshold + 1, floor(C × alertQueueWaitSeconds)) = max(26, floor(55.8 × 1)) = 55',
+    );
+    expect(analysis.alerts?.VLLMHighLatency.value).toBe(5);
+    expect(analysis.alerts?.VLLMHighLatency.formula).toContain('the KEDA p95 guardrail = 2 × p95');
     expect(analysis.notes).toEqual([]);
   });
 
@@ -97,6 +105,7 @@ describe('Function: analyze', () => {
     expect(analysis.saturation).toMatchObject({ found: true, rateRps: 10, stepIndex: 0 });
     expect(analysis.lastStableRps).toBeNull();
     expect(analysis.thresholds).toBeNull();
+    expect(analysis.alerts).toBeNull();
     expect(analysis.capacityRps?.value).toBeCloseTo(7.9, 1);
     expect(analysis.notes).toEqual([expect.stringContaining('even the first step (10 req/s) saturated')]);
   });
@@ -123,6 +132,9 @@ describe('Function: analyze', () => {
     // min(SLO 3 s, 2 × 2.0 s = 4 s) = 3 s; scale-in 1.2 × 2.0 = 2.4 s stays below it.
     expect(analysis.thresholds?.p95LatencySeconds.value).toBe(3);
     expect(analysis.thresholds?.scaleIn.value.p95BelowSeconds).toBe(2.4);
+    // The latency alert is the SLO given; the queue alert 1 s of work at 40 req/s.
+    expect(analysis.alerts?.VLLMHighLatency).toMatchObject({ value: 3, formula: 'SLO = 3 s' });
+    expect(analysis.alerts?.VLLMHighQueueDepth.value).toBe(40);
     expect(analysis.notes).toEqual([expect.stringContaining('came only from the latency SLO')]);
   });
 
@@ -236,6 +248,19 @@ describe('Function: analyze', () => {
     expect(analysis.thresholds?.p95LatencySeconds.value).toBe(2.8);
     expect(analysis.thresholds?.scaleIn.value.p95BelowSeconds).toBe(2.7);
     expect(analysis.notes).toContainEqual(expect.stringContaining('scale-in latency was capped'));
+  });
+
+  it('keeps the queue alert above the KEDA queue threshold when the capacity holds little work', () => {
+    // Prepare: 1 s → 0.2 s of work at the capacity; KEDA's threshold (0.5 s at the last stable rate) is higher.
+    const input = testInput({ thresholds: { alertQueueWaitSeconds: 0.2 } });
+    const steps = buildSteps(GUIDE_STEP_SPECS, input);
+
+    // Act
+    const analysis = analyze(steps, input);
+
+    // Assess: max(25 + 1, floor(55.8 × 0.2) = 11) = 26.
+    expect(analysis.alerts?.VLLMHighQueueDepth.value).toBe(26);
+    expect(analysis.alerts?.VLLMHighQueueDepth.reason).toContain('raised to one above the KEDA queue threshold (25)');
   });
 
   it('uses the tuning knobs of the input in the formulas', () => {

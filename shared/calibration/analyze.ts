@@ -6,6 +6,7 @@
  * measurements: stable up to 50 req/s with p95 ≈ 2.5 s, saturated at 60 req/s → queue threshold 25, p95 guardrail
  * 5 s, scale in when the queue is 0 and p95 < 3 s for 5 minutes.
  */
+import { deriveAlertThresholds } from './alertThresholds.js';
 import { CalibrationMeasurementError } from './errors.js';
 import { evidenceHeld } from './evidence.js';
 import { floor1, fmt, round1 } from './format.js';
@@ -44,6 +45,8 @@ export function analyze(measured: readonly StepMeasurement[], input: Calibration
         'thresholds come from the highest step; add higher rates to plan.rates, or use plan.strategy adaptive, to ' +
         'find the saturation point',
     );
+    const capacityRps = perPod(best, input, best.amp.completedRps);
+    const thresholds = deriveThresholds(top, undefined, input, notes);
     return {
       saturation: {
         found: false,
@@ -51,13 +54,15 @@ export function analyze(measured: readonly StepMeasurement[], input: Calibration
       },
       lastStableRps: top.rateRps,
       capacityRps: {
-        value: perPod(best, input, best.amp.completedRps),
+        value: capacityRps,
         reason:
           `a lower bound: no step saturated, and the most a replica completed was ${fmt(best.amp.completedRps, 1)} ` +
           `req/s at ${fmt(best.rateRps)} req/s offered`,
         formula: `capacity ≥ max(completedRps of the stable steps)${podsSuffix(best, input)}`,
       },
-      thresholds: deriveThresholds(top, undefined, input, notes),
+      thresholds,
+      // The capacity is a lower bound here: the queue alert derived from it errs low (earlier), never late.
+      alerts: deriveAlertThresholds(thresholds, capacityRps, input),
       notes,
     };
   }
@@ -123,6 +128,7 @@ export function analyze(measured: readonly StepMeasurement[], input: Calibration
         'thresholds from; rerun with lower rates in plan.rates, or with plan.strategy adaptive',
     );
   }
+  const thresholds = lastStable === undefined ? null : deriveThresholds(lastStable, saturated, input, notes);
   return {
     saturation: {
       found: true,
@@ -132,7 +138,8 @@ export function analyze(measured: readonly StepMeasurement[], input: Calibration
     },
     lastStableRps: lastStable?.rateRps ?? null,
     capacityRps: capacity,
-    thresholds: lastStable === undefined ? null : deriveThresholds(lastStable, saturated, input, notes),
+    thresholds,
+    alerts: deriveAlertThresholds(thresholds, capacity?.value ?? null, input),
     notes,
   };
 }

@@ -321,6 +321,8 @@ const calibrationInputFields = z.strictObject({
       /** Scale in when p95 stays below this factor times the stable p95. */
       scaleInFactor: z.number().gt(1, { error: 'must be > 1' }).default(1.2),
       scaleInForSeconds: seconds('scale-in window').default(300),
+      /** VLLMHighQueueDepth fires when the queue holds this much work at the replica's capacity (alertThresholds.ts). */
+      alertQueueWaitSeconds: seconds('queue alert wait').default(1),
     })
     .prefault({}),
   scaledObject: z

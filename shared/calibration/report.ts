@@ -77,11 +77,15 @@ export function renderSummaryText(report: CalibrationReport): string {
         t.scaleIn,
       ],
     ];
-    for (const [name, value, derived] of rows) {
-      lines.push(`  ${name.padEnd(22)} ${value}`);
-      lines.push(`  ${''.padEnd(22)} formula: ${derived.formula}`);
-      lines.push(`  ${''.padEnd(22)} why: ${derived.reason}`);
-    }
+    pushDerivedRows(lines, rows);
+  }
+  if (a.alerts) {
+    lines.push('');
+    lines.push("Alert thresholds (the alert evaluator uses them where the target's alert settings give none):");
+    pushDerivedRows(lines, [
+      ['VLLMHighQueueDepth', `> ${a.alerts.VLLMHighQueueDepth.value} waiting per Pod`, a.alerts.VLLMHighQueueDepth],
+      ['VLLMHighLatency', `p95 > ${fmt(a.alerts.VLLMHighLatency.value, 1)} s`, a.alerts.VLLMHighLatency],
+    ]);
   }
 
   const c = report.change;
@@ -100,6 +104,18 @@ export function renderSummaryText(report: CalibrationReport): string {
     for (const note of a.notes) lines.push(`  - ${note}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** A derived value's rows: its name and value, then its formula and why. */
+function pushDerivedRows(
+  lines: string[],
+  rows: ReadonlyArray<[string, string, { reason: string; formula: string }]>,
+): void {
+  for (const [name, value, derived] of rows) {
+    lines.push(`  ${name.padEnd(22)} ${value}`);
+    lines.push(`  ${''.padEnd(22)} formula: ${derived.formula}`);
+    lines.push(`  ${''.padEnd(22)} why: ${derived.reason}`);
+  }
 }
 
 /**

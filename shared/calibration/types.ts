@@ -181,6 +181,17 @@ export interface Thresholds {
   scaleIn: Derived<{ queueDepth: 0; p95BelowSeconds: number; forSeconds: number }>;
 }
 
+/**
+ * The alert thresholds derived for the target (alertThresholds.ts), by alert name, for the evaluator to use where the
+ * target's alert settings pin none.
+ */
+export interface DerivedAlertThresholds {
+  /** Waiting requests per Pod. */
+  VLLMHighQueueDepth: Derived<number>;
+  /** p95 end-to-end latency in seconds. */
+  VLLMHighLatency: Derived<number>;
+}
+
 export interface CalibrationAnalysis {
   /** found: the lowest rate that saturated; notFound: no step saturated within the plan (an honest answer). */
   saturation: { found: true; rateRps: number; stepIndex: number; reasons: string[] } | { found: false; reason: string };
@@ -189,6 +200,8 @@ export interface CalibrationAnalysis {
   /** One replica's capacity (requests/s) and how it was estimated; a lower bound when saturation was not found. */
   capacityRps: Derived<number> | null;
   thresholds: Thresholds | null;
+  /** The alert thresholds derived with them; null without thresholds; absent in reports from before they were derived. */
+  alerts?: DerivedAlertThresholds | null;
   /** Warnings a user should read (few Pods measured, drops in k6, errors, ...). */
   notes: string[];
 }

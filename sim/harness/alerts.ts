@@ -59,6 +59,8 @@ export function alertEvaluatorEnvironment(
     ALERT_TOPIC_ARN: state.aws.alertTopicArn,
     ALERT_STATE_TABLE: state.aws.alertStateTable,
     ...(state.aws.alertSilencesTable === undefined ? {} : { ALERT_SILENCES_TABLE: state.aws.alertSilencesTable }),
+    // As the stack sets it: the calibrations' derived alert thresholds apply where the settings pin none.
+    HISTORY_TABLE: state.aws.historyTable,
     SNS_ENDPOINT: state.aws.snsEndpoint,
     DYNAMODB_ENDPOINT: state.aws.dynamodbEndpoint,
     CLOUDWATCH_ENDPOINT: state.aws.cloudwatchEndpoint,

@@ -8,6 +8,7 @@ import {
 import type { Target } from '../../config/index.js';
 import { AlertQueryFailedError } from '../errors.js';
 import { alertFingerprint } from '../fingerprint.js';
+import { formatAlertValue } from '../format.js';
 import { heldForQuery, resolutionFor } from '../heldFor.js';
 import { ALERT_RULES, runbookUrl } from './registry.js';
 import { alertScopeForTarget } from './scope.js';
@@ -16,6 +17,7 @@ import {
   ALERT_NAMES,
   type AlertInstance,
   type AlertName,
+  type AlertRuleSettings,
   type AlertSettings,
   type AlertValueUnit,
   type EvaluateDeps,
@@ -134,7 +136,7 @@ function toInstance(
     unit: rule.unit,
     forSeconds: ruleSettings.forSeconds,
     summary: rule.summary(context),
-    description: rule.description(context),
+    description: rule.description(context) + thresholdOriginText(ruleSettings, rule.unit),
     runbook: rule.runbook,
     dashboardUrl: settings.dashboardUrl,
     runbookUrl: runbookUrl(settings.runbookBaseUrl, rule.name),
@@ -160,4 +162,15 @@ export function failedEvaluation(
     })),
     queries: [],
   };
+}
+
+/** " The threshold (N) comes from calibration X (at): why." when a calibration derived it; "" otherwise. */
+function thresholdOriginText(settings: AlertRuleSettings, unit: AlertValueUnit): string {
+  const from = settings.thresholdFrom;
+  if (from === undefined) return '';
+  const reason = from.reason.replace(/\.$/, '');
+  return (
+    ` The threshold (${formatAlertValue(settings.threshold, unit)}) comes from calibration ${from.execution} ` +
+    `(${from.finishedAt}): ${reason}; ${from.formula}.`
+  );
 }

@@ -5,6 +5,7 @@
 export { MAX_INSTANCES_PER_RULE, evaluateTarget, failedEvaluation } from './evaluate.js';
 export { ALERT_INHIBITIONS, equalOn, inhibitorOf, type AlertInhibition, type FiringAlert } from '../inhibitions.js';
 export { ALERT_RULES, ruleByName, runbookUrl } from './registry.js';
+export { withCalibratedThresholds, type CalibratedAlertThresholds } from './calibrated.js';
 export { GENERIC_SCOPE, alertScopeForTarget } from './scope.js';
 export {
   DEFAULT_ALERT_SETTINGS,

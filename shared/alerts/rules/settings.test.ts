@@ -81,11 +81,13 @@ describe('Function: parseAlertSettings', () => {
     expect(settings.repeatIntervalSeconds).toBe(10);
     expect(settings.dashboardUrl).toBe('https://grafana.example.com/d/vllm');
     expect(settings.runbookBaseUrl).toBe('https://wiki.example.com/vllm');
+    // A threshold written down is pinned: a calibration's derived one never replaces it.
     expect(settings.rules.VLLMHighLatency).toEqual({
       enabled: true,
       threshold: 2.5,
       forSeconds: 180,
       windowSeconds: 600,
+      thresholdPinned: true,
     });
     expect(settings.rules.VLLMPreemptionSpike.enabled).toBe(false);
     expect(settings.rules.VLLMKVCacheFull).toEqual(DEFAULT_ALERT_SETTINGS.rules.VLLMKVCacheFull);

@@ -165,6 +165,8 @@ export function parseAlertSettings(input: unknown, path = 'alerts'): AlertSettin
       threshold: given.threshold ?? rule.defaults.threshold,
       forSeconds: given.for ?? rule.defaults.forSeconds,
       windowSeconds: given.window ?? rule.defaults.windowSeconds,
+      // A threshold someone wrote down wins over one a calibration derives (withCalibratedThresholds).
+      ...(given.threshold === undefined ? {} : { thresholdPinned: true }),
     };
   }
   if (issues.length > 0) throw new ConfigInvalidError(path, issues);
