@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { registerAlertsCommand } from './commands/alerts.js';
 import { registerCalibrateCommand } from './commands/calibrate.js';
 import { registerDemoCommand } from './commands/demo.js';
+import { registerDriftCommand } from './commands/drift.js';
 import { registerMetricsCommands } from './commands/metrics.js';
 import { registerPreflightCommand } from './commands/preflight.js';
 import { registerRenderCommand } from './commands/render.js';
@@ -25,6 +26,7 @@ registerMetricsCommands(program);
 registerRenderCommand(program);
 registerAlertsCommand(program);
 registerPreflightCommand(program);
+registerDriftCommand(program);
 
 /** Codes of commander's "errors" that are help or version output: already printed, nothing to add. */
 const HELP_CODES: ReadonlySet<string> = new Set(['commander.help', 'commander.helpDisplayed', 'commander.version']);

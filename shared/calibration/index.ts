@@ -19,3 +19,5 @@ export { calibrationTarget, stepQueries, type StepQueries } from './stepQueries.
 export { measuredDeployment, shadowDeploymentName } from './measuredDeployment.js';
 export { STRATEGY_NAMES, type StrategyName } from './strategyNames.js';
 export type { CalibrationReport, StepEndingKind, StepMeasurement, ThresholdChange, Thresholds } from './types.js';
+export { evidenceHeld } from './evidence.js';
+export { SATURATION_RULES } from './rules.js';

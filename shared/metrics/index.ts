@@ -60,6 +60,7 @@ export {
   selector,
   vllmGauge,
   vllmHistogramQuantile,
+  vllmRate,
   vllmMatchers,
   vllmSelector,
   type LabelMatcher,

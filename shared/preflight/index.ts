@@ -22,3 +22,6 @@ export {
   type PreflightSettings,
   type PreflightTarget,
 } from './types.js';
+// Drift detection compares a calibration with the live Pod template the same way check 8 does.
+export { matchCalibration, type CalibrationMatch } from './calibrationMatch.js';
+export { podTemplateOf } from './workload.js';

@@ -43,6 +43,7 @@ export { startPrometheus, type PrometheusInstance } from '../prometheus/startPro
 // The product's functions and state machine on the twin.
 export * from './alerts.js';
 export * from './calibration.js';
+export * from './drift.js';
 export * from './collector.js';
 export * from './lambda.js';
 export * from './preflight.js';
