@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { scaledObject } from '../shared/keda/index.js';
-import { scaledObjectQueries } from '../shared/keda/scaledObjectManifest.js';
+import { scaledObject, scaledObjectQueries } from '../shared/keda/index.js';
 import type { MetricsSource } from '../shared/metrics/index.js';
 import { loadProfile, runConstantArrivalLoad, type Twin, twinMetricsSource } from '../sim/harness/index.js';
 import { sleep, startDemoTwin } from './helpers/twin.js';

@@ -4,7 +4,7 @@
  */
 export { KEDA_KINDS, KEDA_PAUSED_REPLICAS_ANNOTATION } from './kinds.js';
 export { pauseScaledObject, resumeScaledObject, type ScaledObjectResume } from './pause.js';
-export { SCALED_OBJECT_TRIGGERS, scaledObject, TRIGGER_METRIC_TYPES } from './scaledObjectManifest.js';
+export { SCALED_OBJECT_TRIGGERS, scaledObject, scaledObjectQueries, TRIGGER_METRIC_TYPES } from './scaledObjectManifest.js';
 export {
   applyThresholdChange,
   liveThresholdValues,
