@@ -8,8 +8,10 @@ import {
   calibrateOnTwin,
   checkTwinDrift,
   runConstantArrivalLoad,
+  serveTwinCalibrations,
   type Twin,
   type TwinCalibrationResult,
+  twinDriftDetector,
 } from '../sim/harness/index.js';
 import { runCli } from './helpers/cli.js';
 import { pollFor } from './helpers/poll.js';
@@ -31,6 +33,15 @@ let twin: Twin;
 let scratch: string;
 let stateFile: string;
 let calibration: TwinCalibrationResult;
+
+/** The test's calibration input (fast: two 5 s steps), for the first calibration and the re-calibration alike. */
+const CALIBRATION = {
+  request: { promptTokens: DEMO_SHAPE.promptTokens, maxTokens: DEMO_SHAPE.maxTokens },
+  warmup: { requests: 10 },
+  plan: { rates: [10, 40], holdSeconds: 5, restSeconds: 1 },
+  rollout: { timeoutSeconds: 60, pollSeconds: 1 },
+  readiness: { timeoutSeconds: 120, pollSeconds: 1 },
+};
 let load: { stop(): Promise<void> } | undefined;
 
 function steadyLoad(): { stop(): Promise<void> } {
@@ -73,14 +84,9 @@ beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'vllm-pilot-drift-'));
   stateFile = join(scratch, 'twin.json');
   twin = await startDemoTwin({}, stateFile);
+  serveTwinCalibrations(twin, { reportsDir: scratch, waitScale: 0.25, retryIntervalMs: 10 });
   calibration = await calibrateOnTwin(twin.state, {
-    input: {
-      request: { promptTokens: DEMO_SHAPE.promptTokens, maxTokens: DEMO_SHAPE.maxTokens },
-      warmup: { requests: 10 },
-      plan: { rates: [10, 40], holdSeconds: 5, restSeconds: 1 },
-      rollout: { timeoutSeconds: 60, pollSeconds: 1 },
-      readiness: { timeoutSeconds: 120, pollSeconds: 1 },
-    },
+    input: CALIBRATION,
     executionName: 'calib-drift',
     reportsDir: scratch,
     waitScale: 0.25,
@@ -166,5 +172,62 @@ describe('Drift: the twin compared with its last calibration', () => {
     expect(cli.stdout).toContain(
       '- template: the Pod template changed since calibration calib-drift: image: vllm/vllm-openai:v0.11.0 → vllm/vllm-openai:v0.11.1',
     );
+  });
+
+  it('the drift detector notifies with the evidence, and in auto mode re-calibrates through Step Functions to the end', async () => {
+    // Prepare: the Pod template changed in the test above; the maintenance window is always open.
+    const published = () =>
+      twin.sns.messages(twin.state.aws.preflightTopicArn).filter((m) => (m.subject ?? '').startsWith('[DRIFT]'));
+    const notify = twinDriftDetector(twin.state, { drift: { mode: 'notify', windowSeconds: 60 } });
+    const auto = twinDriftDetector(twin.state, {
+      drift: {
+        mode: 'auto',
+        windowSeconds: 60,
+        maintenanceWindow: { start: '00:00', end: '24:00' },
+        calibration: CALIBRATION,
+      },
+    });
+
+    // Act
+    const notified = await notify();
+    await twin.sns.flush();
+    const started = await auto();
+    const whileRunning = await auto();
+    await twin.stepFunctions.settled();
+    const after = await checkTwinDrift(twin.state, { windowSeconds: WINDOW_SECONDS });
+    const recalibrated = after.calibration?.capacityPerPodRps ?? Number.NaN;
+    const again = await auto();
+
+    // Assess: notify mode published the finding with its evidence.
+    expect(notified.targets[0]).toMatchObject({ action: { kind: 'notified', reason: 'mode notify: notify only' } });
+    const message = published()[0];
+    expect(message?.subject).toBe('[DRIFT] twin-demo: template');
+    const body = JSON.parse(message?.message ?? '{}') as { findings: Array<{ kind: string; evidence: string }> };
+    expect(body.findings[0]?.evidence).toContain('image: vllm/vllm-openai:v0.11.0 → vllm/vllm-openai:v0.11.1');
+    // Auto mode started one re-calibration, refused a second while it ran, and it completed.
+    const action =
+      'action' in (started.targets[0] ?? {})
+        ? (started.targets[0] as { action: { kind: string; executionName?: string } }).action
+        : undefined;
+    expect(action).toMatchObject({
+      kind: 'recalibrationStarted',
+      executionName: expect.stringMatching(/^drift-twin-demo-\d{8}T\d{6}$/),
+    });
+    expect(whileRunning.targets[0]).toMatchObject({
+      action: { kind: 'notified', reason: `re-calibration ${action?.executionName} of this target still runs` },
+    });
+    expect(twin.stepFunctions.executions().map((e) => [e.name, e.status])).toEqual([
+      [action?.executionName, 'SUCCEEDED'],
+    ]);
+    // The new calibration measured the changed template: no drift any more, and nothing started again.
+    expect(after.calibration?.execution).toBe(action?.executionName);
+    expect(after.findings).toEqual([]);
+    // --max-num-seqs 16 instead of 32: the re-calibration measured a lower capacity than the first one.
+    expect(recalibrated).toBeLessThan(calibration.report.analysis.capacityRps?.value ?? 0);
+    // A run after it finds no template drift and starts nothing (the live window may still hold the slowed decoding
+    // of the test above: a latency finding then waits for the cooldown).
+    const againCheck = (again.targets[0] as { check?: { findings: Array<{ kind: string }> } }).check;
+    expect(againCheck?.findings.map((f) => f.kind)).not.toContain('template');
+    expect(twin.stepFunctions.executions()).toHaveLength(1);
   });
 });

@@ -11,6 +11,10 @@ export const REGION_PATTERN = '[a-z]{2}(?:-[a-z]+)+-\\d+';
 export const REGION = new RegExp(`^${REGION_PATTERN}$`);
 /** SNS topic ARN (partition aws, aws-cn, aws-us-gov); topic names are 1-256 of [A-Za-z0-9_-]. */
 export const TOPIC_ARN = new RegExp(`^arn:aws[a-z-]*:sns:${REGION_PATTERN}:\\d{12}:[A-Za-z0-9_-]{1,256}$`);
+/** A Step Functions state machine ARN; names are 1-80 of [A-Za-z0-9_-]. */
+export const STATE_MACHINE_ARN = new RegExp(
+  `^arn:aws[a-z-]*:states:${REGION_PATTERN}:\\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}$`,
+);
 /** DynamoDB table names: 3-255 of [a-zA-Z0-9_.-] (DynamoDB naming rules). */
 export const TABLE_NAME = /^[a-zA-Z0-9_.-]{3,255}$/;
 

@@ -1,5 +1,5 @@
 /** Configuration read once with zod: the targets, the AWS name formats, and the errors that name each bad field. */
-export { REGION, REGION_PATTERN, TABLE_NAME, TOPIC_ARN, httpUrl, region } from './awsFormats.js';
+export { REGION, REGION_PATTERN, STATE_MACHINE_ARN, TABLE_NAME, TOPIC_ARN, httpUrl, region } from './awsFormats.js';
 export { parseEnvironmentWithTargets } from './environment.js';
 export { ConfigInvalidError, type ConfigIssue } from './errors.js';
 export { TARGET_NAME_RULES, parseTargets, targetSchema, uniqueTargetList, type Target } from './targets.js';

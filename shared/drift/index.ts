@@ -18,3 +18,14 @@ export {
 export { DriftDeploymentNotFoundError } from './errors.js';
 export { formatDriftCheck } from './format.js';
 export { readLiveEvidence, type LiveEvidence } from './evidence.js';
+export { actOnDrift, driftExecutionPrefix, driftMessage, type CalibrationExecutions, type DriftAction } from './act.js';
+export {
+  describeWindow,
+  DRIFT_MODES,
+  driftSettingsSchema,
+  inMaintenanceWindow,
+  parseDriftSettings,
+  type DriftMode,
+  type DriftSettings,
+} from './settings.js';
+export { SfnCalibrationExecutions } from './sfnExecutions.js';

@@ -38,7 +38,8 @@ import {
 } from '../stepfunctions/index.js';
 import type { TwinState } from '../twin/stateFile.js';
 import { LocalFolderReportStore } from './localFolderReportStore.js';
-import { TWIN_CREDENTIALS } from '../twin/constants.js';
+import { TWIN_CREDENTIALS, TWIN_RESOURCES } from '../twin/constants.js';
+import type { ExecutionEnd, StepFunctionsTwin } from '../aws/stepFunctions.js';
 
 /**
  * The calibration state machine on the twin: the real ASL file run by the local Step Functions runner, each Task
@@ -175,6 +176,43 @@ export async function startTwinCalibration(
         }),
   });
   return { run, ports, close };
+}
+
+/**
+ * Serves the twin's calibration state machine behind its Step Functions API: each StartExecution (the product's
+ * client-sfn, as on AWS) runs the real ASL file with the real handlers on the twin, its input as given (the product
+ * names the target in it, as on AWS).
+ */
+export function serveTwinCalibrations(
+  twin: { state: TwinState; stepFunctions: Pick<StepFunctionsTwin, 'setStateMachine'> },
+  options: Pick<TwinCalibrationOptions, 'reportsDir' | 'waitScale' | 'retryIntervalMs' | 'logger'>,
+): void {
+  twin.stepFunctions.setStateMachine(TWIN_RESOURCES.calibrationStateMachine, async ({ name, input }) => {
+    const calibration = await startTwinCalibration(twin.state, {
+      ...options,
+      input: JSON.parse(input) as Record<string, unknown>,
+      executionName: name,
+    });
+    try {
+      return executionEnd(await calibration.run.result);
+    } finally {
+      calibration.close();
+    }
+  });
+}
+
+/** A local run's outcome as Step Functions reports an execution's end. */
+function executionEnd(outcome: WorkflowOutcome): ExecutionEnd {
+  switch (outcome.status) {
+    case 'succeeded':
+      return { status: 'SUCCEEDED', output: JSON.stringify(outcome.output) };
+    case 'failed':
+      return { status: 'FAILED', error: outcome.error, cause: outcome.cause };
+    case 'timedOut':
+      return { status: 'TIMED_OUT', error: outcome.error, cause: outcome.cause };
+    case 'aborted':
+      return { status: 'ABORTED' };
+  }
 }
 
 /** A calibration on the twin that ended as it should, with its stored report. */

@@ -18,6 +18,8 @@ export const TWIN_RESOURCES = {
   heartbeatAlarm: 'vllm-eks-pilot-evaluator-heartbeat',
   /** The AMP engine's rule groups namespace (the stack names it `<service>-<stage>`: ampRuleNamespaceName). */
   ampRuleNamespace: 'vllm-eks-pilot-twin',
+  /** The calibration state machine behind the twin's Step Functions API (served once sim/harness wires it). */
+  calibrationStateMachine: 'vllm-eks-pilot-twin-calibration',
 } as const;
 /**
  * The twin's heartbeat alarm, time-compressed like the twin (CloudWatch's high-resolution period, 10 s), and how often

@@ -69,6 +69,12 @@ export const twinStateSchema = z.strictObject({
     ampWorkspaceId: z.string().optional(),
     /** The operations topic the CloudWatch alarms publish to (the heartbeat alarm's). Older state files lack it. */
     operationsTopicArn: z.string().optional(),
+    /**
+     * Step Functions (StartExecution, DescribeExecution, ListExecutions) and the calibration state machine it runs,
+     * for the product's @aws-sdk/client-sfn calls (drift re-calibration). Older state files lack them.
+     */
+    stepFunctionsEndpoint: z.string().url().optional(),
+    calibrationStateMachineArn: z.string().optional(),
   }),
   /**
    * PREFLIGHT_SETTINGS suited to this twin (its scrape interval, its Pods' warmup); what a stack deployed next to such

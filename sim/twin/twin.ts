@@ -20,6 +20,7 @@ import { type DynamoDbTwin, startDynamoDbTwin } from '../aws/dynamodb.js';
 import { type EksTwin, startEksTwin } from '../aws/eks.js';
 import { type SecretsManagerTwin, startSecretsManagerTwin } from '../aws/secretsManager.js';
 import { type SnsTwin, startSnsTwin } from '../aws/sns.js';
+import { startStepFunctionsTwin, type StepFunctionsTwin } from '../aws/stepFunctions.js';
 import { type SlackWebhookSink, startSlackWebhookSink } from '../slack/webhookSink.js';
 import { CALIBRATION_HISTORY_TABLE } from '../../shared/calibration/history/index.js';
 import { ALERT_SILENCES_TABLE } from '../../shared/alerts/silences/index.js';
@@ -93,6 +94,8 @@ export interface Twin {
   cloudwatch: CloudWatchTwin;
   eks: EksTwin;
   sns: SnsTwin;
+  /** Step Functions: the calibration state machine, for the product's client-sfn calls. */
+  stepFunctions: StepFunctionsTwin;
   dynamodb: DynamoDbTwin;
   secretsManager: SecretsManagerTwin;
   /** Where the Slack notifier's messages arrive. */
@@ -234,6 +237,17 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       log: detail,
     });
     stops.push(() => amp.stop());
+    // Step Functions: the calibration state machine runs only once sim/harness serves it (serveTwinCalibrations);
+    // until then an execution fails, named, as one of a state machine whose Lambda functions are missing would.
+    const stepFunctions = await startStepFunctionsTwin({ region: TWIN_REGION, clock, log: detail });
+    stops.push(() => stepFunctions.stop());
+    const calibrationStateMachineArn = stepFunctions.setStateMachine(TWIN_RESOURCES.calibrationStateMachine, () =>
+      Promise.resolve({
+        status: 'FAILED',
+        error: 'Lambda.ResourceNotFoundException',
+        cause: "the twin's calibration functions are not served: call serveTwinCalibrations (sim/harness)",
+      }),
+    );
     await putTwinHeartbeatAlarm(cloudwatch.endpoint, operationsTopicArn);
     const dynamodb = await startDynamoDbTwin({
       region: TWIN_REGION,
@@ -370,6 +384,8 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
         operationsTopicArn,
         ampControlPlaneEndpoint: amp.endpoint,
         ampWorkspaceId: amp.workspaceId,
+        stepFunctionsEndpoint: stepFunctions.endpoint,
+        calibrationStateMachineArn,
       },
       preflightSettings: twinPreflightSettings(profile),
     };
@@ -389,6 +405,7 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       cloudwatch,
       eks,
       sns,
+      stepFunctions,
       dynamodb,
       secretsManager,
       slack,
