@@ -11,6 +11,7 @@ import { loadCalibrationConfig } from '../functions/calibration/config.js';
 import { CALIBRATION_STEPS, type CalibrationStepName } from '../shared/calibration/workflow/index.js';
 import { loadCollectorConfig } from '../functions/metrics-collector/config.js';
 import { loadPreflightConfig } from '../functions/preflight/config.js';
+import { loadDriftDetectorConfig } from '../functions/drift-detector/config.js';
 import { loadSlackNotifierConfig } from '../functions/slack-notifier/config.js';
 import { StackSettingsInvalidError } from '../infra/serverless/errors.js';
 import { calibrationFunctionKey } from '../infra/serverless/names.js';
@@ -173,6 +174,7 @@ const MAIN_FUNCTIONS = [
   { key: 'alertEvaluator', handler: 'functions/alert-evaluator/handler.handler' },
   { key: 'slackNotifier', handler: 'functions/slack-notifier/handler.handler' },
   { key: 'preflight', handler: 'functions/preflight/handler.handler' },
+  { key: 'driftDetector', handler: 'functions/drift-detector/handler.handler' },
 ] as const;
 const CALIBRATION_TASKS = Object.keys(CALIBRATION_STEPS) as CalibrationStepName[];
 const ALL_FUNCTIONS = [
@@ -249,6 +251,7 @@ describe('Stack: the packaged CloudFormation template', () => {
       { key: 'metricsCollector', schedule: 'rate(1 minute)' },
       { key: 'alertEvaluator', schedule: 'rate(1 minute)' },
       { key: 'preflight', schedule: 'cron(0 8 ? * MON *)' },
+      { key: 'driftDetector', schedule: 'rate(1 hour)' },
       { key: 'calibrationSweepLeases', schedule: 'rate(10 minutes)' },
     ])('schedules $key at $schedule', ({ key, schedule }) => {
       // Prepare
@@ -330,6 +333,16 @@ describe('Stack: the packaged CloudFormation template', () => {
             topicArn: expect.stringContaining('-preflight'),
             settings: { alertingEngine: 'lambda' },
             alertStateTable: expect.any(String),
+          }),
+      },
+      {
+        name: 'driftDetector',
+        load: loadDriftDetectorConfig,
+        expect: (config: unknown) =>
+          expect(config).toMatchObject({
+            topicArn: expect.stringContaining('-preflight'),
+            stateMachineArn: expect.stringContaining(':stateMachine:'),
+            targets: [{ target: { name: 'example' }, settings: { mode: 'notify', windowSeconds: 600 } }],
           }),
       },
       {
@@ -546,6 +559,18 @@ describe('Stack: the packaged CloudFormation template', () => {
           'dynamodb:Query',
           'eks:DescribeCluster',
           'sns:Publish',
+        ],
+      },
+      {
+        key: 'driftDetector',
+        // ListExecutions and StartExecution on this stage's calibration state machine only.
+        actions: [
+          'aps:QueryMetrics',
+          'dynamodb:Query',
+          'eks:DescribeCluster',
+          'sns:Publish',
+          'states:ListExecutions',
+          'states:StartExecution',
         ],
       },
       { key: 'calibrationValidateInput', actions: [] },
@@ -1003,5 +1028,8 @@ function standIn(value: unknown): string {
     return `arn:aws:sns:us-east-2:123456789012:${target.Properties.TopicName as string}`;
   if (target.Type === 'AWS::DynamoDB::Table') return `vllm-eks-pilot-dev-${ref}-1A2B3C4D5E6F`;
   if (target.Type === 'AWS::S3::Bucket') return `vllm-eks-pilot-dev-${ref.toLowerCase()}-1a2b3c4d5e6f`;
+  // Ref of a state machine is its ARN.
+  if (target.Type === 'AWS::StepFunctions::StateMachine')
+    return `arn:aws:states:us-east-2:123456789012:stateMachine:${ref}-dev`;
   throw new Error(`no stand-in for a Ref to ${target.Type}`);
 }

@@ -29,7 +29,13 @@ export const LOGICAL_IDS = {
 } as const;
 
 /** The serverless.yml keys of the functions written out there (the calibration ones are generated). */
-export const MAIN_FUNCTIONS = ['metricsCollector', 'alertEvaluator', 'slackNotifier', 'preflight'] as const;
+export const MAIN_FUNCTIONS = [
+  'metricsCollector',
+  'alertEvaluator',
+  'slackNotifier',
+  'preflight',
+  'driftDetector',
+] as const;
 export type MainFunctionKey = (typeof MAIN_FUNCTIONS)[number];
 
 /** The function that installs the AMP engine's rules and Alertmanager definition (`alerting.engine: amp` only). */

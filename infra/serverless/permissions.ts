@@ -227,6 +227,15 @@ export const CAPABILITIES = {
       ),
     }),
   },
+  startCalibrations: {
+    why: "list this stage's calibrations and start one (drift re-calibration in the maintenance window), only on its state machine",
+    statement: () => ({
+      Sid: 'StartDriftRecalibrations',
+      Effect: 'Allow',
+      Action: ['states:ListExecutions', 'states:StartExecution'],
+      Resource: { Ref: LOGICAL_IDS.stateMachine },
+    }),
+  },
   slackDeadLetter: {
     why: 'keep an alert Slack refused (the on-failure destination sends with the function role)',
     statement: () => ({
@@ -243,7 +252,7 @@ export type CapabilityName = keyof typeof CAPABILITIES;
 /** Where the calibration functions put reports (functions/calibration/deps.ts defaultReportPrefix). */
 export const REPORT_PREFIX = 'calibrations/';
 
-/** The four scheduled or subscribed functions. */
+/** The five scheduled or subscribed functions. */
 export const FUNCTION_CAPABILITIES = {
   metricsCollector: ['ampQuery', 'cloudWatchPutMetricData'],
   // cloudWatchPutMetricData: the heartbeat metric (EvaluatorCycles), in the product's namespace only.
@@ -258,6 +267,8 @@ export const FUNCTION_CAPABILITIES = {
   ],
   slackNotifier: ['slackSecretRead', 'slackDeadLetter'],
   preflight: ['ampQuery', 'ampListRules', 'eksDescribeCluster', 'historyRead', 'publishPreflight', 'heartbeatRead'],
+  // publishPreflight: drift goes to the preflight topic (checklist item 8 gone stale).
+  driftDetector: ['ampQuery', 'eksDescribeCluster', 'historyRead', 'publishPreflight', 'startCalibrations'],
 } as const satisfies Record<string, readonly CapabilityName[]>;
 
 /** The alert-installer (`alerting.engine: amp` only): the two AMP resources, nothing else. */

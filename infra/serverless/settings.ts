@@ -10,6 +10,7 @@ import { namespaceProblem } from '../../shared/cloudwatch/index.js';
 import { ConfigInvalidError, formatPath, parseTargets, REGION, REGION_PATTERN } from '../../shared/config/index.js';
 import { ALERTING_ENGINES, type AlertingEngine, parsePreflightSettings } from '../../shared/preflight/index.js';
 import { parsePreflightTargets } from '../../functions/preflight/config.js';
+import { parseDriftTargets } from '../../functions/drift-detector/config.js';
 import { StackSettingsInvalidError, type StackSettingsIssue } from './errors.js';
 
 /** What the stack is built from: the stage parameters, checked, with each function's view of the targets. */
@@ -18,7 +19,7 @@ export interface StackSettings {
   service: string;
   stage: string;
   /** The TARGETS variable of each function, as JSON: each function takes only the fields its parser accepts. */
-  targets: { metricsCollector: string; alertEvaluator: string; preflight: string };
+  targets: { metricsCollector: string; alertEvaluator: string; preflight: string; driftDetector: string };
   /** The EKS clusters the targets name: the only clusters `eks:DescribeCluster` is allowed on. */
   clusters: readonly string[];
   ampWorkspaceId: string;
@@ -44,6 +45,7 @@ const TARGET_FIELDS = {
   metricsCollector: COMMON_TARGET_FIELDS,
   alertEvaluator: [...COMMON_TARGET_FIELDS, 'alerts'],
   preflight: [...COMMON_TARGET_FIELDS, 'service', 'scaledObject', 'alerts'],
+  driftDetector: [...COMMON_TARGET_FIELDS, 'drift'],
 } as const;
 const KNOWN_TARGET_FIELDS: ReadonlySet<string> = new Set(Object.values(TARGET_FIELDS).flat());
 
@@ -146,7 +148,7 @@ export function parseStackSettings(input: unknown): StackSettings {
 }
 
 /**
- * One `targets` parameter, three views: each function's parser is strict (a typo fails loudly), so each gets only
+ * One `targets` parameter, four views: each function's parser is strict (a typo fails loudly), so each gets only
  * the fields it reads, and each view is checked here with that function's own parser.
  */
 function targetViews(
@@ -177,6 +179,7 @@ function targetViews(
     metricsCollector: JSON.stringify(view(TARGET_FIELDS.metricsCollector)),
     alertEvaluator: JSON.stringify(view(TARGET_FIELDS.alertEvaluator)),
     preflight: JSON.stringify(view(TARGET_FIELDS.preflight)),
+    driftDetector: JSON.stringify(view(TARGET_FIELDS.driftDetector)),
   };
   const before = issues.length;
   collect(issues, () => parseTargets(views.metricsCollector));
@@ -184,6 +187,7 @@ function targetViews(
   if (issues.length === before) {
     collect(issues, () => parseAlertTargets(views.alertEvaluator));
     collect(issues, () => parsePreflightTargets(views.preflight));
+    collect(issues, () => parseDriftTargets(views.driftDetector));
   }
   if (issues.length > before) return undefined;
   const clusters = [...new Set(parseTargets(views.metricsCollector).map((target) => target.cluster))];

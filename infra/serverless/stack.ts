@@ -129,6 +129,10 @@ export function buildStack(input: unknown): BuiltStack {
         Description: 'EKS access entry: read-only Kubernetes access for the preflight checks',
         Value: { 'Fn::GetAtt': [roleLogicalId('preflight'), 'Arn'] },
       },
+      DriftDetectorRoleArn: {
+        Description: 'EKS access entry: read-only Kubernetes access for drift detection (the Deployment)',
+        Value: { 'Fn::GetAtt': [roleLogicalId('driftDetector'), 'Arn'] },
+      },
       CalibrationClusterRoleArns: {
         Description: 'EKS access entries: the calibration functions that call the Kubernetes API (comma-separated)',
         Value: clusterRoles(eksCalibrationKeys),
