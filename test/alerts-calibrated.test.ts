@@ -16,7 +16,7 @@ import {
 } from '../sim/harness/index.js';
 import { startScheduler, type Scheduler, watchAlerts } from './helpers/alerts.js';
 import { pollFor } from './helpers/poll.js';
-import { DEMO_SHAPE, startDemoTwin } from './helpers/twin.js';
+import { FAST_TWIN_CALIBRATION, startDemoTwin } from './helpers/twin.js';
 
 // Alert thresholds from the calibration (issue 17, item 2), on the twin: a real calibration derives the queue alert's
 // threshold from the replica's capacity and stores it in the history; the REAL alert-evaluator Lambda, reading that
@@ -41,13 +41,7 @@ beforeAll(async () => {
   reportsDir = await mkdtemp(join(tmpdir(), 'vllm-pilot-calibrated-alerts-'));
   unsubscribe = subscribeSlackNotifier(twin.sns, twin.state);
   calibration = await calibrateOnTwin(twin.state, {
-    input: {
-      request: { promptTokens: DEMO_SHAPE.promptTokens, maxTokens: DEMO_SHAPE.maxTokens },
-      warmup: { requests: 10 },
-      plan: { rates: [10, 40], holdSeconds: 5, restSeconds: 1 },
-      rollout: { timeoutSeconds: 60, pollSeconds: 1 },
-      readiness: { timeoutSeconds: 120, pollSeconds: 1 },
-    },
+    input: FAST_TWIN_CALIBRATION,
     executionName: EXECUTION,
     reportsDir,
     waitScale: 0.25,

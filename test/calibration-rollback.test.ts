@@ -12,7 +12,7 @@ import {
   twinCalibrationPorts,
   type TwinCalibrationResult,
 } from '../sim/harness/index.js';
-import { DEMO_SHAPE, startDemoTwin } from './helpers/twin.js';
+import { FAST_TWIN_CALIBRATION, startDemoTwin } from './helpers/twin.js';
 
 // `vllm-pilot calibrate rollback` on the twin: a real calibration writes its thresholds into the ScaledObject
 // (scaledObject.apply true); the rollback restores the values it replaced exactly, records itself in the history,
@@ -54,14 +54,7 @@ describe('Command: calibrate rollback (on the twin)', () => {
     );
     initial = await liveValues();
     calibration = await calibrateOnTwin(twin.state, {
-      input: {
-        request: { promptTokens: DEMO_SHAPE.promptTokens, maxTokens: DEMO_SHAPE.maxTokens },
-        warmup: { requests: 10 },
-        plan: { rates: [10, 40], holdSeconds: 5, restSeconds: 1 },
-        rollout: { timeoutSeconds: 60, pollSeconds: 1 },
-        readiness: { timeoutSeconds: 120, pollSeconds: 1 },
-        scaledObject: { apply: true },
-      },
+      input: { ...FAST_TWIN_CALIBRATION, scaledObject: { apply: true } },
       executionName: 'calib-applied',
       reportsDir,
       waitScale: 0.25,

@@ -7,7 +7,6 @@ import type { KubeObject } from '../shared/kube/index.js';
 import {
   calibrateOnTwin,
   checkTwinDrift,
-  runConstantArrivalLoad,
   serveTwinCalibrations,
   type Twin,
   type TwinCalibrationResult,
@@ -15,7 +14,7 @@ import {
 } from '../sim/harness/index.js';
 import { runCli } from './helpers/cli.js';
 import { pollFor } from './helpers/poll.js';
-import { DEMO_SHAPE, sleep, startDemoTwin } from './helpers/twin.js';
+import { backgroundLoad, FAST_TWIN_CALIBRATION, sleep, startDemoTwin } from './helpers/twin.js';
 
 // Drift (issue 17, item 3) on the twin: a real calibration is the reference; then the live metrics under a steady
 // load below the calibrated capacity say "no drift"; slowing every replica's decoding (a twin fault that leaves the
@@ -34,32 +33,12 @@ let scratch: string;
 let stateFile: string;
 let calibration: TwinCalibrationResult;
 
-/** The test's calibration input (fast: two 5 s steps), for the first calibration and the re-calibration alike. */
-const CALIBRATION = {
-  request: { promptTokens: DEMO_SHAPE.promptTokens, maxTokens: DEMO_SHAPE.maxTokens },
-  warmup: { requests: 10 },
-  plan: { rates: [10, 40], holdSeconds: 5, restSeconds: 1 },
-  rollout: { timeoutSeconds: 60, pollSeconds: 1 },
-  readiness: { timeoutSeconds: 120, pollSeconds: 1 },
-};
+/** The test's calibration input, for the first calibration and the re-calibration alike. */
+const CALIBRATION = FAST_TWIN_CALIBRATION;
 let load: { stop(): Promise<void> } | undefined;
 
 function steadyLoad(): { stop(): Promise<void> } {
-  const controller = new AbortController();
-  const done = runConstantArrivalLoad({
-    urls: [twin.state.serviceUrl],
-    model: twin.state.model,
-    rps: RATE_PER_POD * twin.state.replicas.length,
-    durationS: 600,
-    ...DEMO_SHAPE,
-    signal: controller.signal,
-  });
-  return {
-    stop: async () => {
-      controller.abort();
-      await done;
-    },
-  };
+  return backgroundLoad(twin, RATE_PER_POD * twin.state.replicas.length);
 }
 
 async function editDeployment(edit: (container: { image: string; args: string[] }) => void): Promise<void> {

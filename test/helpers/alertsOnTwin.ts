@@ -3,7 +3,6 @@ import {
   type AlertEvaluatorRun,
   type FaultRequest,
   type RecordedMessage,
-  runConstantArrivalLoad,
   subscribeSlackNotifier,
   type Twin,
   type VllmVersion,
@@ -18,7 +17,7 @@ import type { HttpMetricsSource } from '../../shared/metrics/index.js';
 import type { Target } from '../../shared/config/index.js';
 import { startScheduler, waitUntilQuiet, watchAlerts, type PublishedAlert, type Scheduler } from './alerts.js';
 import { pollFor } from './poll.js';
-import { DEMO_SHAPE, sleep, startDemoTwin, warmUp } from './twin.js';
+import { backgroundLoad, sleep, startDemoTwin, warmUp } from './twin.js';
 
 // Issue 5's "must show", end to end on the twin: a fault injected into a vLLM Pod → the REAL alert-evaluator Lambda
 // handler (against the twin's Prometheus, DynamoDB and SNS) → the alerts topic → the REAL slack-notifier Lambda
@@ -119,21 +118,7 @@ const CASES: AlertCase[] = [
 
 /** A light constant load through the Service (4 requests/s, the demo request shape) until stopped. */
 function lightLoad(twin: Twin): { stop(): Promise<void> } {
-  const controller = new AbortController();
-  const done = runConstantArrivalLoad({
-    urls: [twin.state.serviceUrl],
-    model: twin.state.model,
-    rps: 4,
-    durationS: 600,
-    ...DEMO_SHAPE,
-    signal: controller.signal,
-  });
-  return {
-    stop: async () => {
-      controller.abort();
-      await done;
-    },
-  };
+  return backgroundLoad(twin, 4);
 }
 
 /** The message of `alert` whose labels include `where`, among `alerts`. */

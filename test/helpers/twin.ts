@@ -1,9 +1,28 @@
 import { readFileSync } from 'node:fs';
-import { loadProfile, type Profile, startTwin, type StartTwinOptions, type Twin } from '../../sim/harness/index.js';
+import {
+  loadProfile,
+  type Profile,
+  runConstantArrivalLoad,
+  startTwin,
+  type StartTwinOptions,
+  type Twin,
+} from '../../sim/harness/index.js';
 import { postJson } from './http.js';
 
 /** The demo request shape of the AWS guide's k6 script: a 35-token prompt, 32 tokens out. */
 export const DEMO_SHAPE = { promptTokens: 35, maxTokens: 32 } as const;
+
+/**
+ * A short calibration on the demo twin (two 5 s steps, 10 and 40 req/s, the demo request shape, rollout and readiness
+ * polled every second): enough to derive thresholds and a capacity, in about half a minute.
+ */
+export const FAST_TWIN_CALIBRATION = {
+  request: { promptTokens: DEMO_SHAPE.promptTokens, maxTokens: DEMO_SHAPE.maxTokens },
+  warmup: { requests: 10 },
+  plan: { rates: [10, 40], holdSeconds: 5, restSeconds: 1 },
+  rollout: { timeoutSeconds: 60, pollSeconds: 1 },
+  readiness: { timeoutSeconds: 120, pollSeconds: 1 },
+} as const;
 
 /** What a test may change in the demo profile. */
 export type DemoOverrides = Partial<Pick<Profile, 'replicas' | 'vllmVersion' | 'amp' | 'engine' | 'gpu'>>;
@@ -81,4 +100,23 @@ export async function eventually(check: () => boolean, attempts = 100): Promise<
     await sleep(100);
   }
   return check();
+}
+
+/** A constant load through the twin's Service (the demo request shape) until stopped. */
+export function backgroundLoad(twin: Twin, rps: number): { stop(): Promise<void> } {
+  const controller = new AbortController();
+  const done = runConstantArrivalLoad({
+    urls: [twin.state.serviceUrl],
+    model: twin.state.model,
+    rps,
+    durationS: 600,
+    ...DEMO_SHAPE,
+    signal: controller.signal,
+  });
+  return {
+    stop: async () => {
+      controller.abort();
+      await done;
+    },
+  };
 }
