@@ -141,7 +141,7 @@ export function registerWhatIfCommand(program: Command): void {
               r.queuePerPod ?? '-',
               `${r.p95Seconds ?? '-'} (${r.p95MetricType ?? '-'})`,
               `${r.pods.min}-${r.pods.max}`,
-              `${formatNumber(r.sloAttainment * 100)} %`,
+              `${(r.sloAttainment * 100).toFixed(1)} %`,
               r.gpuHours,
               r.worstQueue.waiting,
               clock(r.worstQueue.atSecond),

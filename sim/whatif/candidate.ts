@@ -40,14 +40,11 @@ export function candidateFromScaledObject(label: string, manifest: unknown): Can
     scaledObject = parseScaledObject(object);
     found = findTriggers(object);
   } catch (error) {
+    // KEDA's and the calibration's errors already name the field and what is accepted: pass them on as they are.
     const e = error as Error & { field?: string };
-    throw new WhatIfCandidateInvalidError(
-      label,
-      e.field ?? 'spec.triggers',
-      e.message,
-      'a ScaledObject KEDA accepts, with a queue-depth (vllm:num_requests_waiting) and a p95-latency (e2e_request_latency_seconds) trigger',
-      { cause: error },
-    );
+    const field = e.field ?? 'spec.triggers';
+    const problem = e.message.startsWith(`${field}: `) ? e.message.slice(field.length + 2) : e.message;
+    throw new WhatIfCandidateInvalidError(label, field, problem, '', { cause: error });
   }
   // Any other trigger's value would have to come from somewhere the replay does not model.
   const others = scaledObject.triggers.filter(

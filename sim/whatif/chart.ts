@@ -85,11 +85,16 @@ export function renderWhatIfSvg(results: readonly ReplayResult[], title: string)
   results.forEach((r, i) => {
     const y = SIZE.top + SIZE.panel + SIZE.gap + i * 44;
     out.push(line(x1 + 14, y, x1 + 34, y, color(i), undefined, 3));
-    out.push(text(x1 + 40, y + 4, r.candidate, 'start', color(i)));
+    out.push(text(x1 + 40, y + 4, shortLabel(r.candidate), 'start', color(i)));
     out.push(text(x1 + 40, y + 19, `SLO ${pct(r.sloAttainment)}, ${fmt(r.gpuHours, 1)} GPU-h`, 'start'));
   });
   out.push('</svg>');
   return out.join('\n');
+}
+
+/** A file candidate by its file name (the legend is 150 px wide); the polyline's tooltip keeps the whole path. */
+function shortLabel(label: string): string {
+  return label.replace(/^(report:)?.*\//, '$1');
 }
 
 function color(index: number): string {

@@ -23,7 +23,10 @@ export class WhatIfTraceInvalidError extends WhatIfError {
   }
 }
 
-/** A candidate ScaledObject the replay cannot run: no queue or latency trigger, a trigger it cannot compute. */
+/**
+ * A candidate ScaledObject the replay cannot run: no queue or latency trigger, a trigger it cannot compute. `expected`
+ * is empty when `problem` already says what is accepted (a KEDA or calibration error passed on).
+ */
 export class WhatIfCandidateInvalidError extends WhatIfError {
   override name = 'WhatIfCandidateInvalidError';
 
@@ -34,7 +37,7 @@ export class WhatIfCandidateInvalidError extends WhatIfError {
     readonly expected: string,
     options?: ErrorOptions,
   ) {
-    super(`--candidate ${candidate}: ${field}: ${problem}; expected ${expected}`, options);
+    super(`--candidate ${candidate}: ${field}: ${problem}${expected === '' ? '' : `; expected ${expected}`}`, options);
   }
 }
 
