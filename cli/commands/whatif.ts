@@ -136,12 +136,12 @@ export function registerWhatIfCommand(program: Command): void {
               'worst p95 s',
               'scalings',
             ],
-            rows.map((r) => [
+            rows.map((r, i) => [
               r.candidate,
               r.queuePerPod ?? '-',
               `${r.p95Seconds ?? '-'} (${r.p95MetricType ?? '-'})`,
               `${r.pods.min}-${r.pods.max}`,
-              `${(r.sloAttainment * 100).toFixed(1)} %`,
+              `${((results[i]?.sloAttainment ?? 0) * 100).toFixed(1)} %`,
               r.gpuHours,
               r.worstQueue.waiting,
               clock(r.worstQueue.atSecond),
