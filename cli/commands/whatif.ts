@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { Candidate } from '../../sim/whatif/index.js';
-import { GUIDE_SCALING } from '../../shared/keda/scaledObjectManifest.js';
+import type { Candidate } from '../../sim/harness/index.js';
+import { GUIDE_SCALING } from '../../shared/keda/index.js';
 import { CliFileInvalidError, CliOptionInvalidError } from '../errors.js';
 import { harness } from '../harness.js';
 import { formatNumber, table } from '../output.js';

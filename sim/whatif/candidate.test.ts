@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { scaledObject } from '../../shared/keda/scaledObjectManifest.js';
+import { scaledObject } from '../../shared/keda/index.js';
 import { candidateFromScaledObject } from './candidate.js';
 import { guideCandidate, reportCandidate } from './candidates.js';
 import { WhatIfCandidateInvalidError } from './errors.js';

@@ -1,7 +1,6 @@
 import * as z from 'zod';
 import type { Thresholds } from '../../shared/calibration/index.js';
-import { scaledObject } from '../../shared/keda/index.js';
-import { formatKedaThresholds } from '../../shared/keda/thresholds.js';
+import { formatKedaThresholds, scaledObject } from '../../shared/keda/index.js';
 import { candidateFromScaledObject, type Candidate } from './candidate.js';
 import { WhatIfCandidateInvalidError } from './errors.js';
 

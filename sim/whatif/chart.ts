@@ -1,5 +1,4 @@
-import { niceScale } from '../../shared/calibration/chart.js';
-import { fmt, pct } from '../../shared/calibration/format.js';
+import { fmt, niceScale, pct } from '../../shared/calibration/index.js';
 import type { ReplayResult } from './replay.js';
 
 /**

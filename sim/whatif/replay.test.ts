@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { scaledObject, type ScaledObjectInputSpec } from '../../shared/keda/scaledObjectManifest.js';
+import { scaledObject, type ScaledObjectInputSpec } from '../../shared/keda/index.js';
 import { loadProfile } from '../profile/loadProfile.js';
 import { candidateFromScaledObject, type Candidate } from './candidate.js';
 import { measurePerformanceModel, type PerformanceModel } from './performanceModel.js';
