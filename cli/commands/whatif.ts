@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { Candidate } from '../../sim/harness/index.js';
+import type { Candidate, Profile, RateTrace, TwinWhatIfSources } from '../../sim/harness/index.js';
+import { systemClock } from '../../shared/clock/index.js';
 import { GUIDE_SCALING } from '../../shared/keda/index.js';
 import { CliFileInvalidError, CliOptionInvalidError } from '../errors.js';
 import { harness } from '../harness.js';
@@ -12,10 +13,13 @@ import { readStructuredFile } from '../readFile.js';
 const GUIDE_SHAPE = { promptTokens: 35, maxTokens: 100 } as const;
 
 const CANDIDATE_FORMS =
-  'guide, report:FILE.json (a calibration report), or FILE.yaml|FILE.yml|FILE.json (a ScaledObject)';
+  'guide, report:FILE.json (a calibration report), FILE.yaml|FILE.yml|FILE.json (a ScaledObject), or with --state-file live or calibrated';
 
 interface WhatIfOptions {
-  trace: string;
+  trace?: string;
+  fromAmp?: boolean;
+  hours: number;
+  stateFile?: string;
   candidate: string[];
   profile: string;
   promptTokens: number;
@@ -32,9 +36,15 @@ export function registerWhatIfCommand(program: Command): void {
     .description(
       "replay a request-rate trace through candidate ScaledObjects with the twin's engine, KEDA and HPA on a virtual clock (a day in seconds)",
     )
-    .requiredOption(
-      '--trace <file.csv>',
-      'the request rate: a CSV with a header `seconds,rps` or `timestamp,rps`, any step',
+    .option('--trace <file.csv>', 'the request rate: a CSV with a header `seconds,rps` or `timestamp,rps`, any step')
+    .option(
+      '--from-amp',
+      "instead of --trace: the target's completed-request rate over the last --hours, from the twin's AMP (needs --state-file)",
+    )
+    .option('--hours <n>', 'with --from-amp: how many hours back', positiveNumber, 24)
+    .option(
+      '--state-file <file>',
+      'a running twin (`twin up`): for --from-amp and the candidates live (its ScaledObject) and calibrated (its newest calibrated thresholds)',
     )
     .requiredOption(
       '--candidate <spec>',
@@ -64,101 +74,136 @@ export function registerWhatIfCommand(program: Command): void {
       const started = performance.now();
       const h = await harness();
       const profile = await h.loadProfile(opts.profile);
-      const trace = h.parseTraceCsv(await readText('--trace', opts.trace), `--trace ${opts.trace}`);
-      const candidates: Candidate[] = [];
-      for (const spec of opts.candidate) candidates.push(await readCandidate(spec, profile.model));
-      const shape = { promptTokens: opts.promptTokens, maxTokens: opts.maxTokens };
-      const model = h.measurePerformanceModel(profile, shape);
-      const results = candidates.map((candidate) =>
-        h.replay({
-          trace,
-          candidate,
-          model,
-          modelLoadSeconds: profile.startup.modelLoadSeconds,
-          sloSeconds: opts.slo,
-        }),
-      );
-      const wallS = (performance.now() - started) / 1000;
-      if (opts.svg !== undefined) {
-        const title = `What-if: ${opts.trace} on ${profile.name} (${formatNumber(model.capacityRps)} req/s per replica)`;
-        await writeFile(opts.svg, h.renderWhatIfSvg(results, title));
+      if (opts.trace === undefined && opts.fromAmp !== true)
+        throw new CliOptionInvalidError('--trace', '', 'a CSV file, or --from-amp with --state-file');
+      if (opts.trace !== undefined && opts.fromAmp === true)
+        throw new CliOptionInvalidError('--from-amp', 'true', 'either --trace or --from-amp, not both');
+      const twin =
+        opts.stateFile === undefined ? undefined : h.twinWhatIfSources(await h.readTwinState(opts.stateFile));
+      try {
+        const trace =
+          opts.trace !== undefined
+            ? h.parseTraceCsv(await readText('--trace', opts.trace), `--trace ${opts.trace}`)
+            : await requireTwin(twin, '--from-amp').requestRate(opts.hours, systemClock.now());
+        const traceName = opts.trace ?? `the last ${formatNumber(opts.hours)} h from AMP`;
+        const candidates: Candidate[] = [];
+        for (const spec of opts.candidate) candidates.push(await readCandidate(spec, profile.model, twin));
+        await report(opts, profile, trace, traceName, candidates, started);
+      } finally {
+        twin?.close();
       }
-      const rows = results.map((r, i) => {
-        const so = candidates[i]?.scaledObject;
-        const queue = so?.triggers[candidates[i]?.queueTrigger ?? 0];
-        const latency = so?.triggers[candidates[i]?.latencyTrigger ?? 1];
-        return {
-          candidate: r.candidate,
-          queuePerPod: queue?.threshold ?? null,
-          queueMetricType: queue?.metricType ?? null,
-          p95Seconds: latency?.threshold ?? null,
-          p95MetricType: latency?.metricType ?? null,
-          minReplicaCount: so?.minReplicaCount ?? 0,
-          maxReplicaCount: so?.maxReplicaCount ?? null,
-          pollingIntervalSeconds: r.pollingIntervalSeconds,
-          sloAttainment: round(r.sloAttainment, 4),
-          gpuHours: round(r.gpuHours, 2),
-          worstQueue: { waiting: round(r.worstQueue.waiting, 1), atSecond: r.worstQueue.atSecond },
-          worstP95S: Number.isFinite(r.worstP95S) ? round(r.worstP95S, 2) : null,
-          scalingEvents: r.scalingEvents,
-          pods: r.replicas,
-          offeredRequests: Math.round(r.offeredRequests),
-          completedRequests: Math.round(r.completedRequests),
-        };
-      });
-      const summary = {
-        profile: profile.name,
-        shape,
-        capacityRps: round(model.capacityRps, 3),
-        modelLoadSeconds: profile.startup.modelLoadSeconds,
-        trace: { file: opts.trace, seconds: trace.rps.length },
-        sloSeconds: opts.slo,
-        wallSeconds: round(wallS, 2),
-        candidates: rows,
-        ...(opts.svg !== undefined ? { svg: opts.svg } : {}),
-      };
-      if (opts.json) return printJson(summary);
-      process.stdout.write(
-        `Replayed ${opts.trace} (${formatNumber(trace.rps.length / 3600)} h) on profile ${profile.name}: one replica ` +
-          `completes ${formatNumber(model.capacityRps)} req/s (prompt ${shape.promptTokens}, max_tokens ${shape.maxTokens}), ` +
-          `a new Pod is Ready after ${profile.startup.modelLoadSeconds} s; SLO p95 <= ${formatNumber(opts.slo)} s. ` +
-          `${results.length} candidate(s) in ${formatNumber(wallS)} s.\n\n` +
-          table(
-            [
-              'candidate',
-              'queue/Pod',
-              'p95 s (type)',
-              'Pods',
-              'SLO met',
-              'GPU-hours',
-              'worst queue',
-              'at',
-              'worst p95 s',
-              'scalings',
-            ],
-            rows.map((r, i) => [
-              r.candidate,
-              r.queuePerPod ?? '-',
-              `${r.p95Seconds ?? '-'} (${r.p95MetricType ?? '-'})`,
-              `${r.pods.min}-${r.pods.max}`,
-              `${((results[i]?.sloAttainment ?? 0) * 100).toFixed(1)} %`,
-              r.gpuHours,
-              r.worstQueue.waiting,
-              clock(r.worstQueue.atSecond),
-              r.worstP95S === null ? 'unserved' : r.worstP95S,
-              r.scalingEvents,
-            ]),
-          ) +
-          '\n' +
-          (opts.svg !== undefined ? `\nChart: ${opts.svg}\n` : ''),
-      );
     });
 }
 
+/** Replays every candidate and prints (or writes) what they did. */
+async function report(
+  opts: WhatIfOptions,
+  profile: Profile,
+  trace: RateTrace,
+  traceName: string,
+  candidates: Candidate[],
+  started: number,
+): Promise<void> {
+  const h = await harness();
+  const shape = { promptTokens: opts.promptTokens, maxTokens: opts.maxTokens };
+  const model = h.measurePerformanceModel(profile, shape);
+  const results = candidates.map((candidate) =>
+    h.replay({
+      trace,
+      candidate,
+      model,
+      modelLoadSeconds: profile.startup.modelLoadSeconds,
+      sloSeconds: opts.slo,
+    }),
+  );
+  const wallS = (performance.now() - started) / 1000;
+  if (opts.svg !== undefined) {
+    const title = `What-if: ${traceName} on ${profile.name} (${formatNumber(model.capacityRps)} req/s per replica)`;
+    await writeFile(opts.svg, h.renderWhatIfSvg(results, title));
+  }
+  const rows = results.map((r, i) => {
+    const so = candidates[i]?.scaledObject;
+    const queue = so?.triggers[candidates[i]?.queueTrigger ?? 0];
+    const latency = so?.triggers[candidates[i]?.latencyTrigger ?? 1];
+    return {
+      candidate: r.candidate,
+      queuePerPod: queue?.threshold ?? null,
+      queueMetricType: queue?.metricType ?? null,
+      p95Seconds: latency?.threshold ?? null,
+      p95MetricType: latency?.metricType ?? null,
+      minReplicaCount: so?.minReplicaCount ?? 0,
+      maxReplicaCount: so?.maxReplicaCount ?? null,
+      pollingIntervalSeconds: r.pollingIntervalSeconds,
+      sloAttainment: round(r.sloAttainment, 4),
+      gpuHours: round(r.gpuHours, 2),
+      worstQueue: { waiting: round(r.worstQueue.waiting, 1), atSecond: r.worstQueue.atSecond },
+      worstP95S: Number.isFinite(r.worstP95S) ? round(r.worstP95S, 2) : null,
+      scalingEvents: r.scalingEvents,
+      pods: r.replicas,
+      offeredRequests: Math.round(r.offeredRequests),
+      completedRequests: Math.round(r.completedRequests),
+    };
+  });
+  const summary = {
+    profile: profile.name,
+    shape,
+    capacityRps: round(model.capacityRps, 3),
+    modelLoadSeconds: profile.startup.modelLoadSeconds,
+    trace: { source: traceName, seconds: trace.rps.length },
+    sloSeconds: opts.slo,
+    wallSeconds: round(wallS, 2),
+    candidates: rows,
+    ...(opts.svg !== undefined ? { svg: opts.svg } : {}),
+  };
+  if (opts.json) {
+    printJson(summary);
+    return;
+  }
+  process.stdout.write(
+    `Replayed ${traceName} (${formatNumber(trace.rps.length / 3600)} h) on profile ${profile.name}: one replica ` +
+      `completes ${formatNumber(model.capacityRps)} req/s (prompt ${shape.promptTokens}, max_tokens ${shape.maxTokens}), ` +
+      `a new Pod is Ready after ${profile.startup.modelLoadSeconds} s; SLO p95 <= ${formatNumber(opts.slo)} s. ` +
+      `${results.length} candidate(s) in ${formatNumber(wallS)} s.\n\n` +
+      table(
+        [
+          'candidate',
+          'queue/Pod',
+          'p95 s (type)',
+          'Pods',
+          'SLO met',
+          'GPU-hours',
+          'worst queue',
+          'at',
+          'worst p95 s',
+          'scalings',
+        ],
+        rows.map((r, i) => [
+          r.candidate,
+          r.queuePerPod ?? '-',
+          `${r.p95Seconds ?? '-'} (${r.p95MetricType ?? '-'})`,
+          `${r.pods.min}-${r.pods.max}`,
+          `${((results[i]?.sloAttainment ?? 0) * 100).toFixed(1)} %`,
+          r.gpuHours,
+          r.worstQueue.waiting,
+          clock(r.worstQueue.atSecond),
+          r.worstP95S === null ? 'unserved' : r.worstP95S,
+          r.scalingEvents,
+        ]),
+      ) +
+      '\n' +
+      (opts.svg !== undefined ? `\nChart: ${opts.svg}\n` : ''),
+  );
+}
+
 /** A candidate from its spec; fails naming --candidate and the accepted forms. */
-async function readCandidate(spec: string, model: string): Promise<Candidate> {
+async function readCandidate(spec: string, model: string, twin: TwinWhatIfSources | undefined): Promise<Candidate> {
   const h = await harness();
   if (spec === 'guide') return h.guideCandidate(model);
+  if (spec === 'live') return h.candidateFromScaledObject(spec, await requireTwin(twin, spec).liveScaledObject());
+  if (spec === 'calibrated') {
+    const { thresholds, executionName } = await requireTwin(twin, spec).calibratedThresholds();
+    return h.thresholdsCandidate(`calibrated (${executionName})`, model, thresholds);
+  }
   if (spec.startsWith('report:')) {
     const path = spec.slice('report:'.length);
     if (path === '')
@@ -168,6 +213,17 @@ async function readCandidate(spec: string, model: string): Promise<Candidate> {
   if (/\.(ya?ml|json)$/i.test(spec))
     return h.candidateFromScaledObject(spec, await readStructuredFile('--candidate', spec));
   throw new CliOptionInvalidError('--candidate', spec, CANDIDATE_FORMS);
+}
+
+/** The running twin a candidate or --from-amp needs; refused naming the flag when --state-file is missing. */
+function requireTwin(twin: TwinWhatIfSources | undefined, what: string): TwinWhatIfSources {
+  if (twin === undefined)
+    throw new CliOptionInvalidError(
+      what === '--from-amp' ? '--from-amp' : '--candidate',
+      what === '--from-amp' ? 'true' : what,
+      '--state-file of a running twin (`vllm-pilot twin up --state-file F`) as well',
+    );
+  return twin;
 }
 
 async function readText(flag: string, path: string): Promise<string> {

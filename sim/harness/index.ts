@@ -50,6 +50,7 @@ export * from './twinTarget.js';
 
 // What-if replay on the virtual clock (the twin's engine, KEDA and HPA algorithms; no twin started).
 export * from '../whatif/index.js';
+export * from './whatif.js';
 export {
   ensurePromiseWithResolvers,
   type LocalRun,

@@ -43,10 +43,7 @@ const reportSchema = z.object({
   }),
 });
 
-/**
- * A calibration report's thresholds in the product's ScaledObject, as `calibrate` writes them (formatKedaThresholds:
- * integers for the queue, the latency to 0.1 s, metricType Value); everything else the guide's.
- */
+/** A calibration report's thresholds in the product's ScaledObject (see thresholdsCandidate). */
 export function reportCandidate(label: string, model: string, report: unknown): Candidate {
   const parsed = reportSchema.safeParse(report);
   if (!parsed.success) {
@@ -59,7 +56,14 @@ export function reportCandidate(label: string, model: string, report: unknown): 
       'a calibration report JSON (the report.json a calibration writes) with thresholds',
     );
   }
-  const thresholds: Thresholds = parsed.data.analysis.thresholds;
+  return thresholdsCandidate(label, model, parsed.data.analysis.thresholds);
+}
+
+/**
+ * Calibrated thresholds in the product's ScaledObject, as `calibrate` writes them (formatKedaThresholds: integers for
+ * the queue, the latency to 0.1 s, metricType Value); everything else the guide's.
+ */
+export function thresholdsCandidate(label: string, model: string, thresholds: Thresholds): Candidate {
   let next: ReturnType<typeof formatKedaThresholds>;
   try {
     next = formatKedaThresholds(thresholds);

@@ -53,3 +53,18 @@ export class WhatIfInputInvalidError extends WhatIfError {
     super(`${field}: got ${JSON.stringify(value)}; expected ${expected}`);
   }
 }
+
+/**
+ * The request rate read from AMP cannot be a trace: no series, several series, a NaN/±Inf or negative value, or a
+ * gap in the samples. Never turned into a number (a gap is not a rate of 0).
+ */
+export class WhatIfAmpAnswerError extends WhatIfError {
+  override name = 'WhatIfAmpAnswerError';
+
+  constructor(
+    readonly query: string,
+    readonly problem: string,
+  ) {
+    super(`the request rate from AMP (${query}): ${problem}`);
+  }
+}

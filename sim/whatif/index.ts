@@ -3,9 +3,11 @@
  * KEDA and HPA algorithms and a per-replica curve measured with its vLLM engine model.
  */
 export { candidateFromScaledObject, type Candidate } from './candidate.js';
-export { guideCandidate, reportCandidate } from './candidates.js';
+export { guideCandidate, reportCandidate, thresholdsCandidate } from './candidates.js';
+export { traceFromRange } from './ampTrace.js';
 export { renderWhatIfSvg } from './chart.js';
 export {
+  WhatIfAmpAnswerError,
   WhatIfCandidateInvalidError,
   WhatIfError,
   WhatIfInputInvalidError,
