@@ -144,6 +144,19 @@ async function report(
       completedRequests: Math.round(r.completedRequests),
     };
   });
+  // Thresholds calibrated for another request shape are judged here against a replica they were not measured on.
+  const notes = candidates.flatMap((c) => {
+    const measured = c.calibratedShape;
+    if (
+      measured === undefined ||
+      (measured.promptTokens === shape.promptTokens && measured.maxTokens === shape.maxTokens)
+    )
+      return [];
+    return [
+      `${c.label} was calibrated with prompt ${measured.promptTokens}, max_tokens ${measured.maxTokens}; this replay ` +
+        `uses prompt ${shape.promptTokens}, max_tokens ${shape.maxTokens} (--prompt-tokens, --max-tokens)`,
+    ];
+  });
   const summary = {
     profile: profile.name,
     shape,
@@ -153,6 +166,7 @@ async function report(
     sloSeconds: opts.slo,
     wallSeconds: round(wallS, 2),
     candidates: rows,
+    notes,
     ...(opts.svg !== undefined ? { svg: opts.svg } : {}),
   };
   if (opts.json) {
@@ -191,6 +205,7 @@ async function report(
         ]),
       ) +
       '\n' +
+      notes.map((note) => `\nNote: ${note}\n`).join('') +
       (opts.svg !== undefined ? `\nChart: ${opts.svg}\n` : ''),
   );
 }
@@ -201,8 +216,8 @@ async function readCandidate(spec: string, model: string, twin: TwinWhatIfSource
   if (spec === 'guide') return h.guideCandidate(model);
   if (spec === 'live') return h.candidateFromScaledObject(spec, await requireTwin(twin, spec).liveScaledObject());
   if (spec === 'calibrated') {
-    const { thresholds, executionName } = await requireTwin(twin, spec).calibratedThresholds();
-    return h.thresholdsCandidate(`calibrated (${executionName})`, model, thresholds);
+    const { thresholds, executionName, requestShape } = await requireTwin(twin, spec).calibratedThresholds();
+    return h.thresholdsCandidate(`calibrated (${executionName})`, model, thresholds, requestShape);
   }
   if (spec.startsWith('report:')) {
     const path = spec.slice('report:'.length);

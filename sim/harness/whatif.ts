@@ -20,7 +20,11 @@ export interface TwinWhatIfSources {
   /** The ScaledObject that scales the twin's Deployment. */
   liveScaledObject(): Promise<KubeObject>;
   /** The thresholds of the newest history record that has some, and its execution name. */
-  calibratedThresholds(): Promise<{ thresholds: Thresholds; executionName: string }>;
+  calibratedThresholds(): Promise<{
+    thresholds: Thresholds;
+    executionName: string;
+    requestShape: { promptTokens: number; maxTokens: number };
+  }>;
   /** The target's completed-request rate over the last `hours`, one sample a minute. */
   requestRate(hours: number, nowMs: number): Promise<RateTrace>;
   /** Closes the clients' sockets. */
@@ -63,7 +67,11 @@ export function twinWhatIfSources(state: TwinState): TwinWhatIfSources {
         throw new WhatIfTwinSourceMissingError(
           `--candidate calibrated: the calibration history of ${key} holds no thresholds (run \`vllm-pilot calibrate\` first)`,
         );
-      return { thresholds: record.thresholds, executionName: record.executionName };
+      return {
+        thresholds: record.thresholds,
+        executionName: record.executionName,
+        requestShape: record.report.provenance.requestShape,
+      };
     },
     async requestRate(hours, nowMs) {
       const query = catalogEntry('requests_completed_rate').build(target, { rateWindow: '1m' });

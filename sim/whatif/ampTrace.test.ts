@@ -15,6 +15,10 @@ describe('Function: traceFromRange', () => {
     expect([trace.rps[0], trace.rps[60], trace.rps[179]]).toEqual([2, 4, 6]);
   });
 
+  it('holds a single sample for one step', () => {
+    expect(traceFromRange([{ labels: {}, points: points(5) }], 'q', 60).rps.length).toBe(60);
+  });
+
   it.each([
     { case: 'no series', series: [], message: /no series in the range/ },
     {

@@ -25,5 +25,5 @@ export function traceFromRange(series: readonly RangeSeries[], query: string, st
     previousMs = timestampMs;
     return { t: timestampMs / 1000, rps: value };
   });
-  return traceFromSamples(samples, 'amp');
+  return traceFromSamples(samples, 'amp', stepSeconds);
 }

@@ -17,6 +17,11 @@ export interface Candidate {
   latencyTrigger: number;
   /** The latency query's rate window (`[1m]` → 60), over which KEDA's p95 is computed. */
   rateWindowS: number;
+  /**
+   * The request shape the thresholds were calibrated with (a report's or history record's provenance), when known:
+   * a replay with another shape judges them against a replica they were not measured on.
+   */
+  calibratedShape?: { promptTokens: number; maxTokens: number };
 }
 
 /** Reads a candidate from a ScaledObject manifest; fails naming the field when the replay cannot run it. */

@@ -25,7 +25,9 @@ const derivedNumber = z.object({
   reason: z.string(),
   formula: z.string(),
 });
+const shapeSchema = z.object({ promptTokens: z.number(), maxTokens: z.number() });
 const reportSchema = z.object({
+  provenance: z.object({ requestShape: shapeSchema.optional() }).optional(),
   analysis: z.object({
     thresholds: z.object(
       {
@@ -56,14 +58,19 @@ export function reportCandidate(label: string, model: string, report: unknown): 
       'a calibration report JSON (the report.json a calibration writes) with thresholds',
     );
   }
-  return thresholdsCandidate(label, model, parsed.data.analysis.thresholds);
+  return thresholdsCandidate(label, model, parsed.data.analysis.thresholds, parsed.data.provenance?.requestShape);
 }
 
 /**
  * Calibrated thresholds in the product's ScaledObject, as `calibrate` writes them (formatKedaThresholds: integers for
  * the queue, the latency to 0.1 s, metricType Value); everything else the guide's.
  */
-export function thresholdsCandidate(label: string, model: string, thresholds: Thresholds): Candidate {
+export function thresholdsCandidate(
+  label: string,
+  model: string,
+  thresholds: Thresholds,
+  calibratedShape?: Candidate['calibratedShape'],
+): Candidate {
   let next: ReturnType<typeof formatKedaThresholds>;
   try {
     next = formatKedaThresholds(thresholds);
@@ -77,7 +84,7 @@ export function thresholdsCandidate(label: string, model: string, thresholds: Th
       { cause: error },
     );
   }
-  return candidateFromScaledObject(
+  const candidate = candidateFromScaledObject(
     label,
     scaledObject({
       model,
@@ -87,4 +94,5 @@ export function thresholdsCandidate(label: string, model: string, thresholds: Th
       latencyThresholdSeconds: Number(next.p95LatencySeconds),
     }),
   );
+  return calibratedShape === undefined ? candidate : { ...candidate, calibratedShape: { ...calibratedShape } };
 }

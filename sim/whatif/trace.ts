@@ -74,17 +74,25 @@ export function parseTraceCsv(text: string, source: string): RateTrace {
   return { source, rps: holdToSeconds(samples) };
 }
 
-/** Builds a trace from samples at any step (e.g. an AMP range query), each rate held until the next sample. */
-export function traceFromSamples(samples: ReadonlyArray<{ t: number; rps: number }>, source: string): RateTrace {
-  return { source, rps: holdToSeconds(samples) };
+/**
+ * Builds a trace from samples at a known step (an AMP range query), each rate held until the next sample and the
+ * last for one step.
+ */
+export function traceFromSamples(
+  samples: ReadonlyArray<{ t: number; rps: number }>,
+  source: string,
+  stepSeconds: number,
+): RateTrace {
+  return { source, rps: holdToSeconds(samples, stepSeconds) };
 }
 
-function holdToSeconds(samples: ReadonlyArray<{ t: number; rps: number }>): Float64Array {
+/** Per-second rates; the last sample holds for `lastStepSeconds`, else for the step before it (1 s if alone). */
+function holdToSeconds(samples: ReadonlyArray<{ t: number; rps: number }>, lastStepSeconds?: number): Float64Array {
   const first = samples[0];
   const last = samples[samples.length - 1];
   if (first === undefined || last === undefined) return new Float64Array(0);
   const beforeLast = samples[samples.length - 2];
-  const lastStep = beforeLast === undefined ? 1 : last.t - beforeLast.t;
+  const lastStep = lastStepSeconds ?? (beforeLast === undefined ? 1 : last.t - beforeLast.t);
   const seconds = Math.max(1, Math.round(last.t - first.t + lastStep));
   const rps = new Float64Array(seconds);
   let index = 0;
