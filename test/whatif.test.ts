@@ -85,14 +85,29 @@ describe('Command: vllm-pilot whatif', () => {
     expect(chart.match(/<polyline/g)?.length).toBe(1 + 2 * 3);
   });
 
-  it('prints a table with a row per candidate', async () => {
-    // Act
-    const result = await runCli(['whatif', '--trace', TRACE, '--candidate', 'guide', '--profile', 'demo']);
+  it('prints a table with a row per candidate, and a note when a report was calibrated with another shape', async () => {
+    // Act: the fixture report was calibrated with max_tokens 100.
+    const result = await runCli([
+      'whatif',
+      '--trace',
+      TRACE,
+      '--candidate',
+      'guide',
+      '--candidate',
+      `report:${REPORT}`,
+      '--profile',
+      'demo',
+      '--max-tokens',
+      '32',
+    ]);
 
     // Assess
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/candidate +queue\/Pod +p95 s \(type\) +Pods +SLO met +GPU-hours/);
-    expect(result.stdout).toMatch(/^guide +25 +5 \(AverageValue\) +1-5 /m);
+    expect(result.stdout).toMatch(/^guide +25 +5 \(AverageValue\) +1-\d /m);
+    expect(result.stdout).toContain(
+      `Note: report:${REPORT} was calibrated with prompt 35, max_tokens 100; this replay uses prompt 35, max_tokens 32`,
+    );
   });
 
   it.each([
