@@ -110,6 +110,34 @@ describe('Command: vllm-pilot whatif', () => {
     );
   });
 
+  it('multiplies the trace by --rate-scale', async () => {
+    // Act
+    const runs = await Promise.all(
+      ['1', '2'].map((scale) =>
+        runCli([
+          'whatif',
+          '--trace',
+          TRACE,
+          '--candidate',
+          'guide',
+          '--profile',
+          'demo',
+          '--rate-scale',
+          scale,
+          '--json',
+        ]),
+      ),
+    );
+
+    // Assess
+    const [single, double] = runs.map(
+      (run) =>
+        (JSON.parse(run.stdout) as { candidates: Array<{ offeredRequests: number; gpuHours: number }> }).candidates[0],
+    );
+    expect(double?.offeredRequests).toBeCloseTo(2 * (single?.offeredRequests ?? 0), -1);
+    expect(double?.gpuHours ?? 0).toBeGreaterThan(single?.gpuHours ?? Infinity);
+  });
+
   it.each([
     {
       case: 'a missing trace file',

@@ -19,6 +19,7 @@ interface WhatIfOptions {
   trace?: string;
   fromAmp?: boolean;
   hours: number;
+  rateScale: number;
   stateFile?: string;
   candidate: string[];
   profile: string;
@@ -42,6 +43,12 @@ export function registerWhatIfCommand(program: Command): void {
       "instead of --trace: the target's completed-request rate over the last --hours, from the twin's AMP (needs --state-file)",
     )
     .option('--hours <n>', 'with --from-amp: how many hours back', positiveNumber, 24)
+    .option(
+      '--rate-scale <x>',
+      "multiply every rate of the trace by x (e.g. to size the demo's sample for another profile's replica)",
+      positiveNumber,
+      1,
+    )
     .option(
       '--state-file <file>',
       'a running twin (`twin up`): for --from-amp and the candidates live (its ScaledObject) and calibrated (its newest calibrated thresholds)',
@@ -81,11 +88,13 @@ export function registerWhatIfCommand(program: Command): void {
       const twin =
         opts.stateFile === undefined ? undefined : h.twinWhatIfSources(await h.readTwinState(opts.stateFile));
       try {
-        const trace =
+        const read =
           opts.trace !== undefined
             ? h.parseTraceCsv(await readText('--trace', opts.trace), `--trace ${opts.trace}`)
             : await requireTwin(twin, '--from-amp').requestRate(opts.hours, systemClock.now());
-        const traceName = opts.trace ?? `the last ${formatNumber(opts.hours)} h from AMP`;
+        const source = opts.trace ?? `the last ${formatNumber(opts.hours)} h from AMP`;
+        const traceName = opts.rateScale === 1 ? source : `${source} × ${formatNumber(opts.rateScale)}`;
+        const trace = opts.rateScale === 1 ? read : { ...read, rps: read.rps.map((rps) => rps * opts.rateScale) };
         const candidates: Candidate[] = [];
         for (const spec of opts.candidate) candidates.push(await readCandidate(spec, profile.model, twin));
         await report(opts, profile, trace, traceName, candidates, started);
