@@ -6,10 +6,12 @@ import { measureCapacity, measureLatency, type RequestShape } from '../vllm/capa
  * engine (`VllmEngine`, through `measureCapacity` and `measureLatency`) on its virtual clock.
  *
  * Why a measured curve and not the engine itself: a day at a few dozen requests per second is millions of requests
- * and tens of millions of engine steps per candidate, minutes of CPU each; the curve costs one engine run per grid
- * point, and the replay then advances one second at a time (a fluid model: rates and a backlog, not requests). What
- * that leaves out: everything inside a second (the burstiness of arrivals, a batch filling up, warm-up of a new
- * Pod's first requests, preemption cascades), and the per-request spread of latency around the measured p95.
+ * per candidate; the demo's engine runs about 40,000 requests per CPU second (bench/engineThroughput.ts, one engine),
+ * so request by request a day would cost most of a minute of CPU per candidate, more with larger batches. The curve
+ * costs one 60 s engine run per grid point (under a second in all), and the replay then advances one second at a
+ * time (a fluid model: rates and a backlog, not requests) in about 0.2 s a day. What that leaves out: everything
+ * inside a second (the burstiness of arrivals, a batch filling up, warm-up of a new Pod's first requests, preemption
+ * cascades), and the per-request spread of latency around the measured p95.
  *
  * The grid stops just below capacity on purpose: above it the engine has no steady state (its queue grows for as
  * long as the load lasts), and the replay models exactly that growth as a backlog drained at `capacityRps`.
