@@ -128,7 +128,14 @@ async function report(
   const wallS = (performance.now() - started) / 1000;
   if (opts.svg !== undefined) {
     const title = `What-if: ${traceName} on ${profile.name} (${formatNumber(model.capacityRps)} req/s per replica)`;
-    await writeFile(opts.svg, h.renderWhatIfSvg(results, title));
+    try {
+      await writeFile(opts.svg, h.renderWhatIfSvg(results, title));
+    } catch (error) {
+      const e = error as NodeJS.ErrnoException;
+      throw new CliFileInvalidError('--svg', opts.svg, `cannot write it (${e.code ?? e.message})`, undefined, {
+        cause: error,
+      });
+    }
   }
   const rows = results.map((r, i) => {
     const so = candidates[i]?.scaledObject;
