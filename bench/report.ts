@@ -6,6 +6,7 @@ import type { BundleBenchResult } from './bundles.js';
 import type { CatalogBenchResult } from './catalogLatency.js';
 import type { CostBenchResult } from './cost.js';
 import type { EngineBenchResult } from './engineThroughput.js';
+import type { WhatIfBenchResult } from './whatif.js';
 
 /** The machine a benchmark ran on, as every benchmark's JSON and header report it. */
 export interface BenchEnvironment {
@@ -36,6 +37,7 @@ export interface BenchResults {
   alerts?: AlertBenchResult;
   bundles?: BundleBenchResult;
   cost?: CostBenchResult;
+  whatif?: WhatIfBenchResult;
   /** Wall seconds of each section that ran. */
   sectionWallS?: Record<string, number>;
   totalWallS: number;
@@ -43,7 +45,7 @@ export interface BenchResults {
 
 /** The human-readable tables of a bench run. */
 export function renderReport(results: BenchResults): string {
-  const { environment: env, engine, catalog, alerts, bundles, cost } = results;
+  const { environment: env, engine, catalog, alerts, bundles, cost, whatif } = results;
   const sections = [
     `vllm-eks-pilot bench (${results.startedAt}): Node ${env.node} on ${env.platform}, ${env.cpus} x ${env.cpu}`,
   ];
@@ -52,11 +54,25 @@ export function renderReport(results: BenchResults): string {
   if (alerts !== undefined) sections.push(renderAlerts(alerts));
   if (bundles !== undefined) sections.push(renderBundles(bundles));
   if (cost !== undefined) sections.push(renderMonthlyCost(cost));
+  if (whatif !== undefined) sections.push(renderWhatIf(whatif));
   const bySection = Object.entries(results.sectionWallS ?? {}).map(([name, s]) => `${name} ${formatNumber(s)} s`);
   sections.push(
     `Total ${formatNumber(results.totalWallS)} s${bySection.length > 0 ? ` (${bySection.join(', ')})` : ''}.`,
   );
   return sections.join('\n\n');
+}
+
+function renderWhatIf(whatif: WhatIfBenchResult): string {
+  const replays = table(
+    ['candidate', 'replay wall s', 'SLO met', 'GPU-hours'],
+    whatif.replays.map((r) => [r.candidate, r.wallS, `${formatNumber(r.sloAttainment * 100)} %`, r.gpuHours]),
+  );
+  return [
+    `What-if replay of ${whatif.trace} (${formatNumber(whatif.traceSeconds / 3600)} h) on ${whatif.profile}: ` +
+      `curve measured with the engine in ${formatNumber(whatif.modelS)} s, ${whatif.replays.length} replays, ` +
+      `${formatNumber(whatif.totalS)} s in all:`,
+    replays,
+  ].join('\n');
 }
 
 function renderEngine(engine: readonly EngineBenchResult[]): string {

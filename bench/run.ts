@@ -1,10 +1,11 @@
 /**
  * `npm run bench`: how fast the engine model simulates, how long the product's PromQL takes against the twin's
  * real Prometheus, how fast each alert reaches SNS on the twin and what one evaluation cycle costs, how big each
- * function bundle is and how long it takes to import, and what the schedules cost per month. Prints figures and
+ * function bundle is and how long it takes to import, what the schedules cost per month, and how long `vllm-pilot
+ * whatif` takes to replay a day through three candidates. Prints figures and
  * asserts nothing. `--json FILE` writes the results there instead of appending them to stdout.
  *
- *   npm run bench -- [--json FILE] [--only engine,catalog,alerts,bundles,cost] [--quick] [--eval-interval SECONDS]
+ *   npm run bench -- [--json FILE] [--only engine,catalog,alerts,bundles,cost,whatif] [--quick] [--eval-interval SECONDS]
  *
  * `--quick` divides the alerts' `for` durations and rate windows by 10 (about 2 min instead of about 9), and
  * measures the cost without waiting for the full query history (about 2 min instead of about 9; lower bounds);
@@ -21,10 +22,11 @@ import { benchBundles } from './bundles.js';
 import { benchCatalog } from './catalogLatency.js';
 import { benchCost } from './cost.js';
 import { benchEngine } from './engineThroughput.js';
+import { benchWhatIf } from './whatif.js';
 import { BenchUsageError } from './errors.js';
 import { benchEnvironment, type BenchResults, renderReport } from './report.js';
 
-const SECTIONS = ['engine', 'catalog', 'alerts', 'bundles', 'cost'] as const;
+const SECTIONS = ['engine', 'catalog', 'alerts', 'bundles', 'cost', 'whatif'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface CommandLine {
@@ -136,6 +138,7 @@ async function main(): Promise<void> {
   const root = fileURLToPath(new URL('..', import.meta.url));
   const bundles = await timed('bundles', () => benchBundles({ root, log }));
   const cost = await timed('cost', () => benchCost({ profile: demo, quick, log }));
+  const whatif = await timed('whatif', () => benchWhatIf({ root, profile: demo, log }));
 
   const results: BenchResults = {
     startedAt,
@@ -145,6 +148,7 @@ async function main(): Promise<void> {
     ...(alerts === undefined ? {} : { alerts }),
     ...(bundles === undefined ? {} : { bundles }),
     ...(cost === undefined ? {} : { cost }),
+    ...(whatif === undefined ? {} : { whatif }),
     sectionWallS,
     totalWallS: (performance.now() - wallStart) / 1000,
   };

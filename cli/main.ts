@@ -7,6 +7,7 @@ import { registerMetricsCommands } from './commands/metrics.js';
 import { registerPreflightCommand } from './commands/preflight.js';
 import { registerRenderCommand } from './commands/render.js';
 import { registerTwinCommands } from './commands/twin.js';
+import { registerWhatIfCommand } from './commands/whatif.js';
 
 /**
  * `vllm-pilot`: the command line of vllm-eks-pilot. Every command fails with one line on stderr that names the flag,
@@ -27,6 +28,7 @@ registerRenderCommand(program);
 registerAlertsCommand(program);
 registerPreflightCommand(program);
 registerDriftCommand(program);
+registerWhatIfCommand(program);
 
 /** Codes of commander's "errors" that are help or version output: already printed, nothing to add. */
 const HELP_CODES: ReadonlySet<string> = new Set(['commander.help', 'commander.helpDisplayed', 'commander.version']);

@@ -15,6 +15,8 @@ export { calibrationInputSchema, parseCalibrationInput, type CalibrationInput, t
 export { gpuCount, podTemplateHash, vllmContainer, type TemplateContainer } from './provenance.js';
 export { argsOf, maxNumSeqsOf, parseVllmArgs } from './engineArgs.js';
 export { renderSummaryText } from './report.js';
+export { niceScale } from './chart.js';
+export { fmt, pct } from './format.js';
 export { calibrationTarget, stepQueries, type StepQueries } from './stepQueries.js';
 export { measuredDeployment, shadowDeploymentName } from './measuredDeployment.js';
 export { STRATEGY_NAMES, type StrategyName } from './strategyNames.js';

@@ -4,9 +4,17 @@
  */
 export { KEDA_KINDS, KEDA_PAUSED_REPLICAS_ANNOTATION } from './kinds.js';
 export { pauseScaledObject, resumeScaledObject, type ScaledObjectResume } from './pause.js';
-export { SCALED_OBJECT_TRIGGERS, scaledObject, scaledObjectQueries, TRIGGER_METRIC_TYPES } from './scaledObjectManifest.js';
+export {
+  GUIDE_SCALING,
+  SCALED_OBJECT_TRIGGERS,
+  scaledObject,
+  scaledObjectQueries,
+  TRIGGER_METRIC_TYPES,
+  type ScaledObjectInputSpec,
+} from './scaledObjectManifest.js';
 export {
   applyThresholdChange,
+  formatKedaThresholds,
   liveThresholdValues,
   planThresholdChange,
   thresholdValuesDiff,

@@ -48,6 +48,10 @@ export * from './collector.js';
 export * from './lambda.js';
 export * from './preflight.js';
 export * from './twinTarget.js';
+
+// What-if replay on the virtual clock (the twin's engine, KEDA and HPA algorithms; no twin started).
+export * from '../whatif/index.js';
+export * from './whatif.js';
 export {
   ensurePromiseWithResolvers,
   type LocalRun,
