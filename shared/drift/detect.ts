@@ -1,5 +1,5 @@
 import type { HistoryRecord } from '../calibration/history/index.js';
-import { evidenceHeld, SATURATION_RULES, type StepMeasurement } from '../calibration/index.js';
+import { evidenceHeld, fmt, SATURATION_RULES, type StepMeasurement } from '../calibration/index.js';
 import type { LiveEvidence } from './evidence.js';
 
 /**
@@ -120,8 +120,4 @@ function stableStepAtOrAbove(
     .filter((s) => s.perPodRps >= perPodRps)
     .sort((a, b) => a.perPodRps - b.perPodRps);
   return candidates[0];
-}
-
-function fmt(value: number, digits = 2): string {
-  return Number(value.toFixed(digits)).toString();
 }

@@ -1,7 +1,7 @@
 import { stringify } from 'yaml';
 import type { KubeObject } from '../kube/index.js';
 import { KEDA_PAUSED_REPLICAS_ANNOTATION } from './kinds.js';
-import { locateThresholdFields, setTriggerField, type ThresholdValues } from './thresholds.js';
+import { locateThresholdFields, setTriggerField, type ThresholdValues, triggerFieldHolder } from './thresholds.js';
 
 /**
  * The calibrated thresholds as files a team that manages the cluster from git applies through its own review,
@@ -52,7 +52,10 @@ export function gitOpsFiles(live: KubeObject, values: ThresholdValues): GitOpsFi
     if (trigger === undefined || value === undefined) continue;
     const path = `/spec/triggers/${index}/${field}`;
     if (value !== null) ops.push({ op: 'add', path, value });
-    else if (holds(trigger, field)) ops.push({ op: 'remove', path });
+    else {
+      const { holder, key: name } = triggerFieldHolder(trigger, field);
+      if (holder !== undefined && name in holder) ops.push({ op: 'remove', path });
+    }
     setTriggerField(trigger, field, value);
   }
   const { namespace, name } = live.metadata;
@@ -78,12 +81,4 @@ export function gitOpsFiles(live: KubeObject, values: ThresholdValues): GitOpsFi
         ],
       }),
   };
-}
-
-/** Does `trigger` hold the field at `path` (`metricType`, `metadata/threshold`)? */
-function holds(trigger: Record<string, unknown>, path: string): boolean {
-  const [first, second] = path.split('/') as [string, string | undefined];
-  if (second === undefined) return first in trigger;
-  const holder = trigger[first];
-  return typeof holder === 'object' && holder !== null && second in holder;
 }

@@ -79,6 +79,20 @@ export function locateThresholdFields(scaledObject: KubeObject): LocatedThreshol
   }));
 }
 
+/** The object that holds the field at `path` of `trigger` (the trigger, or its metadata), and the field's key. */
+export function triggerFieldHolder(
+  trigger: Record<string, unknown>,
+  path: string,
+): { holder: Record<string, unknown> | undefined; key: string } {
+  const [first, second] = path.split('/') as [string, string | undefined];
+  if (second === undefined) return { holder: trigger, key: first };
+  const holder = trigger[first];
+  return {
+    holder: typeof holder === 'object' && holder !== null ? (holder as Record<string, unknown>) : undefined,
+    key: second,
+  };
+}
+
 /** Sets (or, for null, removes) the field at `path` of `trigger`; undefined leaves it alone. */
 export function setTriggerField(
   trigger: Record<string, unknown> | undefined,
@@ -86,9 +100,7 @@ export function setTriggerField(
   value: string | null | undefined,
 ): void {
   if (trigger === undefined || value === undefined) return;
-  const [first, second] = path.split('/') as [string, string | undefined];
-  const holder = second === undefined ? trigger : (trigger[first] as Record<string, unknown> | undefined);
-  const key = second ?? first;
+  const { holder, key } = triggerFieldHolder(trigger, path);
   if (holder === undefined) return;
   if (value === null) delete holder[key];
   else holder[key] = value;
