@@ -333,7 +333,7 @@ describe('Function: startTwin (the twin as a cluster)', () => {
       await fixture?.stop();
     });
 
-    it('offers half the capacity for 20 s: achieved rate within 5 %, nothing dropped, nothing failed', async () => {
+    it('offers half the capacity for 20 s: every iteration inside the window, the run ends with its slowest request, nothing dropped or failed', async () => {
       // Prepare: R = 50 % of (replicas x one replica's capacity for the shape), from the engine model.
       const capacityRps = measureCapacity(twin.profile, SHAPE).capacityRps;
       const rate = Math.round(0.5 * twin.profile.replicas * capacityRps);
@@ -357,7 +357,13 @@ describe('Function: startTwin (the twin as a cluster)', () => {
         httpReqFailed: 0,
       });
       expect(Math.abs(summary.iterations - rate * durationSeconds)).toBeLessThanOrEqual(1);
-      expect(Math.abs(summary.iterationsRate - rate)).toBeLessThanOrEqual(0.05 * rate);
+      // k6's iteration rate counts the whole run: the 20 s of arrivals and the drain of the requests still in flight.
+      // On a busy machine (the CI runs several twins on 2 CPUs) the drain stretches with the latency, so the run is
+      // bounded by the window plus its slowest request, not by a fixed 5 %. A generator that fell behind its
+      // schedule would end later than that; one that sent too fast would beat the window.
+      expect(summary.iterationsRate).toBeLessThanOrEqual(1.05 * rate);
+      expect(summary.durationSeconds).toBeGreaterThanOrEqual(durationSeconds);
+      expect(summary.durationSeconds).toBeLessThanOrEqual(durationSeconds + summary.httpReqDurationMs.max / 1000 + 2);
     });
 
     it('drops iterations when 2 VUs cannot carry the rate', async () => {
