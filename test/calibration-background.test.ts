@@ -121,7 +121,7 @@ describe('Calibration: a target that already serves users', () => {
       const outcome = await calibrate('bg-allowed', { mode: 'adopt', allowServingTraffic: true });
 
       // Assess
-      expect(outcome.status).toBe('succeeded');
+      expect(outcome).toMatchObject({ status: 'succeeded' });
       const steps = outcome.status === 'succeeded' ? (outcome.output as { steps: StepMeasurement[] }).steps : [];
       const step = steps[0];
       const users = (step?.rateRps ?? 0) - (step?.k6RateRps ?? 0);

@@ -439,8 +439,8 @@ export function describePathTests(strategy: StrategyName): void {
           const afterSecond = await labelled(name);
 
           // Assess
-          expect(first.outcome.status).toBe('succeeded');
-          expect(second.outcome.status).toBe('succeeded');
+          expect(first.outcome).toMatchObject({ status: 'succeeded' });
+          expect(second.outcome).toMatchObject({ status: 'succeeded' });
           // Never more Jobs than one run's own warmup and load steps (1 + 1 with linear's one rate): the second run
           // neither found the first one's Jobs nor doubled its own.
           const stepsOf = (outcome: WorkflowOutcome) =>
@@ -516,7 +516,7 @@ export function describeEarlyEnding(): void {
         });
 
         // Assess
-        expect(outcome.status).toBe('succeeded');
+        expect(outcome).toMatchObject({ status: 'succeeded' });
         const output = (outcome.status === 'succeeded' ? outcome.output : {}) as Output;
         const report = JSON.parse(await readFile(output.report.reportLocation, 'utf8')) as CalibrationReport;
         const step = report.steps[0];
