@@ -6,7 +6,7 @@ import {
 } from '../../functions/preflight/handler.js';
 import type { TwinState } from '../twin/stateFile.js';
 import { functionLogger, lambdaContext } from './lambda.js';
-import { twinTarget, useTwinCredentials } from './twinTarget.js';
+import { type TwinCredentials, twinTarget, useTwinCredentials } from './twinTarget.js';
 
 /**
  * The preflight function on the twin, built exactly as Lambda builds it (`depsFromEnvironment`), from the environment
@@ -34,9 +34,16 @@ export function preflightEnvironment(state: TwinState): Record<string, string> {
 /** One invocation of the preflight function: `targets` as the on-demand event names them (none: every target). */
 export type PreflightRun = (targets?: readonly string[]) => Promise<PreflightRunResult>;
 
-/** The preflight Lambda against the twin; each call is one invocation (the weekly schedule, or an on-demand run). */
-export function twinPreflight(state: TwinState, options: { logger?: Logger } = {}): PreflightRun {
-  useTwinCredentials();
+/**
+ * The preflight Lambda against the twin; each call is one invocation (the weekly schedule, or an on-demand run).
+ * `credentials`: the function's own identity (TWIN_IDENTITIES.preflight: its EKS access entry's group, read-only
+ * RBAC); default the operator's (cluster admin).
+ */
+export function twinPreflight(
+  state: TwinState,
+  options: { logger?: Logger; credentials?: TwinCredentials } = {},
+): PreflightRun {
+  useTwinCredentials(options.credentials);
   const logger = options.logger ?? functionLogger('preflight');
   const handler = createPreflight(preflightDeps(preflightEnvironment(state), logger));
   return async (targets = []) => handler({ targets: [...targets] }, lambdaContext('preflight'));

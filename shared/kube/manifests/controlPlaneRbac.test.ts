@@ -126,7 +126,7 @@ describe('Function: controlPlaneRbac', () => {
 
   it('renders one Role and RoleBinding per namespace given as `a,b` (what --set namespaces=a,b passes)', () => {
     // Act
-    const rendered = controlPlaneRbac({ namespaces: 'team-a, team-b' as never });
+    const rendered = controlPlaneRbac({ namespaces: 'team-a, team-b' });
 
     // Assess
     const namespaced = rendered.filter((o) => o.kind === 'Role' || o.kind === 'RoleBinding');

@@ -90,3 +90,17 @@ export class KubeApiServiceUnavailableError extends KubeApiError {
     this.name = 'KubeApiServiceUnavailableError';
   }
 }
+
+/**
+ * An access entry EKS's CreateAccessEntry would refuse (InvalidParameterException), or a second one for the same
+ * principal (ResourceInUseException): names the field and what is accepted.
+ */
+export class EksAccessEntryInvalidError extends Error {
+  constructor(
+    readonly field: string,
+    readonly problem: string,
+  ) {
+    super(`access entry ${field}: ${problem}`);
+    this.name = 'EksAccessEntryInvalidError';
+  }
+}
