@@ -202,7 +202,7 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
     });
     stops.push(() => kubeApi.stop());
     const eks = await startEksTwin({
-      clusters: [{ name: TWIN_CLUSTER, endpoint: kubeApi.url, region: TWIN_REGION }],
+      clusters: [{ name: TWIN_CLUSTER, endpoint: kubeApi.url, region: TWIN_REGION, accessEntries }],
       clock,
     });
     stops.push(() => eks.stop());

@@ -83,6 +83,11 @@ export class EksAccessEntries {
     this.#roleOfKey.set(accessKeyId, roleArn);
   }
 
+  /** Every entry, in the order they were created (ListAccessEntries). */
+  list(): AccessEntry[] {
+    return [...this.#entries.values()];
+  }
+
   /** The entry of a principal, or undefined. */
   describe(principalArn: string): AccessEntry | undefined {
     return this.#entries.get(principalArn);
