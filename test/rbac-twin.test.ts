@@ -14,6 +14,7 @@ import {
   credentialsOf,
   type Twin,
   TWIN_CLUSTER,
+  TWIN_CREDENTIALS,
   TWIN_IDENTITIES,
   TWIN_REGION,
   type TwinIdentity,
@@ -111,10 +112,10 @@ describe('The preflight function (Kubernetes group vllm-eks-pilot-read)', () => 
     // Prepare: the same Lambda as the operator (cluster admin) first, for the reference
     const statuses = (report: PreflightReport | undefined): Record<CheckId, CheckStatus> =>
       Object.fromEntries((report?.results ?? []).map((r) => [r.id, r.status])) as Record<CheckId, CheckStatus>;
-    const asAdmin = await twinPreflight(twin.state)();
+    const asAdmin = await twinPreflight(twin.state, { credentials: TWIN_CREDENTIALS })();
 
-    // Act
-    const asPreflight = await twinPreflight(twin.state, { credentials: credentialsOf(TWIN_IDENTITIES.preflight) })();
+    // Act: the preflight Lambda as the twin runs it, with its own identity
+    const asPreflight = await twinPreflight(twin.state)();
 
     // Assess
     const [report] = asPreflight.reports;
@@ -186,10 +187,8 @@ describe('The calibration functions (Kubernetes group vllm-eks-pilot-calibration
       retryIntervalMs: 10,
       credentials: credentialsOf(TWIN_IDENTITIES.calibration),
     });
-    const drift = await checkTwinDrift(twin.state, {
-      windowSeconds: 15,
-      credentials: credentialsOf(TWIN_IDENTITIES.driftDetector),
-    });
+    // The drift detector as the twin runs it, with its own (read-only) identity.
+    const drift = await checkTwinDrift(twin.state, { windowSeconds: 15 });
 
     // Assess
     expect(report.change).toMatchObject({ applied: true });

@@ -9,7 +9,7 @@ import { DynamoDbHistoryStore } from '../../shared/calibration/history/index.js'
 import { checkDrift, type DriftCheck, type DriftCheckOptions } from '../../shared/drift/index.js';
 import { ClusterConnections } from '../../shared/kube/connection/index.js';
 import type { TwinState } from '../twin/stateFile.js';
-import { TWIN_CREDENTIALS } from '../twin/constants.js';
+import { credentialsOf, TWIN_IDENTITIES } from '../twin/constants.js';
 import { functionLogger, lambdaContext, scheduledEvent } from './lambda.js';
 import { type TwinCredentials, twinMetricsSource, twinTarget, useTwinCredentials } from './twinTarget.js';
 
@@ -21,7 +21,8 @@ export async function checkTwinDrift(
   state: TwinState,
   options: Omit<DriftCheckOptions, 'timeMs'> & { timeMs?: number; credentials?: TwinCredentials } = {},
 ): Promise<DriftCheck> {
-  const { credentials = TWIN_CREDENTIALS, ...checkOptions } = options;
+  // The drift detector's own identity (read-only RBAC), as on AWS, unless told otherwise.
+  const { credentials = credentialsOf(TWIN_IDENTITIES.driftDetector), ...checkOptions } = options;
   const dynamodb = new DynamoDBClient({ region: state.region, endpoint: state.aws.dynamodbEndpoint, credentials });
   const clusters = new ClusterConnections({ eksEndpoint: state.aws.eksEndpoint, credentials });
   try {
@@ -68,7 +69,7 @@ export function twinDriftDetector(
   state: TwinState,
   options: { drift?: unknown; logger?: Logger; credentials?: TwinCredentials } = {},
 ): DriftDetectorRun {
-  useTwinCredentials(options.credentials);
+  useTwinCredentials(options.credentials ?? credentialsOf(TWIN_IDENTITIES.driftDetector));
   const logger = options.logger ?? functionLogger('drift-detector');
   const handler = createDriftDetector(driftDetectorDeps(driftDetectorEnvironment(state, options.drift), logger));
   return (timeMs = Date.now()) => handler(scheduledEvent(timeMs), lambdaContext('drift-detector'));

@@ -5,6 +5,7 @@ import {
   type PreflightRunResult,
 } from '../../functions/preflight/handler.js';
 import type { TwinState } from '../twin/stateFile.js';
+import { credentialsOf, TWIN_IDENTITIES } from '../twin/constants.js';
 import { functionLogger, lambdaContext } from './lambda.js';
 import { type TwinCredentials, twinTarget, useTwinCredentials } from './twinTarget.js';
 
@@ -35,15 +36,15 @@ export function preflightEnvironment(state: TwinState): Record<string, string> {
 export type PreflightRun = (targets?: readonly string[]) => Promise<PreflightRunResult>;
 
 /**
- * The preflight Lambda against the twin; each call is one invocation (the weekly schedule, or an on-demand run).
- * `credentials`: the function's own identity (TWIN_IDENTITIES.preflight: its EKS access entry's group, read-only
- * RBAC); default the operator's (cluster admin).
+ * The preflight Lambda against the twin; each call is one invocation (the weekly schedule, or an on-demand run). It
+ * signs with its own identity, as on AWS (TWIN_IDENTITIES.preflight: its access entry's group, the read-only RBAC);
+ * `credentials` replaces it (TWIN_CREDENTIALS: the operator, cluster admin).
  */
 export function twinPreflight(
   state: TwinState,
   options: { logger?: Logger; credentials?: TwinCredentials } = {},
 ): PreflightRun {
-  useTwinCredentials(options.credentials);
+  useTwinCredentials(options.credentials ?? credentialsOf(TWIN_IDENTITIES.preflight));
   const logger = options.logger ?? functionLogger('preflight');
   const handler = createPreflight(preflightDeps(preflightEnvironment(state), logger));
   return async (targets = []) => handler({ targets: [...targets] }, lambdaContext('preflight'));

@@ -66,8 +66,9 @@ const twinRole = (name: string) => `arn:aws:iam::${TWIN_ACCOUNT}:role/vllm-eks-p
 
 /**
  * The identities of the twin's EKS access entries. `operator` holds TWIN_CREDENTIALS, the cluster creator's admin
- * entry (what every existing path uses: the demo, the CLI, the tests). The functions' own identities are opt-in: a
- * harness given one signs the function's EKS tokens with it, and the twin's API server then allows exactly what the
+ * entry (the twin's own set-up, kubectl users, the tests' world changes). The preflight and drift-detector harnesses
+ * sign with their function's identity by default; the calibration's is opt-in (its RBAC names only the profile's
+ * namespace, and tests of other namespaces expect a 404, not a 403). The API server allows each exactly what the
  * product's generated RBAC (shared/kube/manifests/controlPlaneRbac.ts, applied at start-up) grants its group.
  */
 export const TWIN_IDENTITIES = {
