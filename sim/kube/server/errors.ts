@@ -93,7 +93,8 @@ export class KubeApiServiceUnavailableError extends KubeApiError {
 
 /**
  * An access entry EKS's CreateAccessEntry would refuse (InvalidParameterException), or a second one for the same
- * principal (ResourceInUseException): names the field and what is accepted.
+ * principal (ResourceInUseException): names the field and what is accepted. Not a KubeApiError: the EKS API refuses
+ * it (sim/aws/eks.ts maps it to EKS's error types), no Kubernetes request is involved.
  */
 export class EksAccessEntryInvalidError extends Error {
   constructor(
