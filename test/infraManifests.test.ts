@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
 import { generatedInfraFiles, REGENERATE_COMMAND } from '../infra/generatedFiles.js';
 import { DASHBOARDS } from '../shared/dashboards/index.js';
-import { CONTROL_PLANE_RULES } from '../shared/kube/manifests/index.js';
+import { CALIBRATION_NAMESPACED_RULES, RBAC_GROUPS, READ_ONLY_RULES } from '../shared/kube/manifests/index.js';
 
 // The files under infra/ that come from code must equal what the code generates today (a stale file would deploy
 // yesterday's RBAC or dashboards); the hand-written Karpenter NodePool must keep the fields that matter for GPUs.
@@ -70,29 +70,42 @@ describe('File: infra/grafana/dashboards-configmaps.yaml', () => {
 });
 
 describe('File: infra/kubernetes/control-plane-rbac.yaml', () => {
-  it('grants the ClusterRole of CONTROL_PLANE_RULES to the group the EKS access entry maps the IAM roles to', async () => {
+  type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
+  const rulesOf = (doc: Record<string, unknown>) => (at(doc, 'rules') as Rule[] | undefined) ?? [];
+
+  it('grants the read group the read-only ClusterRole and the calibration group its Role in `default` only', async () => {
     // Act
-    const [role, binding] = await documents('infra/kubernetes/control-plane-rbac.yaml');
+    const docs = await documents('infra/kubernetes/control-plane-rbac.yaml');
 
     // Assess
-    expect(at(role, 'kind')).toBe('ClusterRole');
-    expect((at(role, 'rules') as unknown[]).length).toBe(CONTROL_PLANE_RULES.length);
-    expect(binding).toMatchObject({
-      kind: 'ClusterRoleBinding',
-      roleRef: { kind: 'ClusterRole', name: at(role, 'metadata.name') },
-      subjects: [{ kind: 'Group', name: 'vllm-eks-pilot', apiGroup: 'rbac.authorization.k8s.io' }],
+    const binding = (kind: string, name: string) =>
+      docs.find((d) => d.kind === kind && at(d, 'metadata.name') === name);
+    expect(binding('ClusterRoleBinding', 'vllm-eks-pilot-read')).toMatchObject({
+      roleRef: { kind: 'ClusterRole', name: 'vllm-eks-pilot-read' },
+      subjects: [{ kind: 'Group', name: RBAC_GROUPS.read, apiGroup: 'rbac.authorization.k8s.io' }],
+    });
+    expect(rulesOf(binding('ClusterRole', 'vllm-eks-pilot-read') ?? {})).toHaveLength(READ_ONLY_RULES.length);
+    const roles = docs.filter((d) => d.kind === 'Role');
+    expect(roles.map((r) => at(r, 'metadata.namespace'))).toEqual(['default']);
+    expect(rulesOf(roles[0] ?? {})).toHaveLength(CALIBRATION_NAMESPACED_RULES.length);
+    expect(binding('RoleBinding', 'vllm-eks-pilot-calibration')).toMatchObject({
+      subjects: [{ kind: 'Group', name: RBAC_GROUPS.calibration }],
     });
   });
 
-  it('grants no wildcard and no access to Secrets', async () => {
+  it('grants no wildcard and no access to Secrets, and only get/list/watch to the read-only ClusterRoles', async () => {
     // Act
-    const [role] = await documents('infra/kubernetes/control-plane-rbac.yaml');
+    const docs = await documents('infra/kubernetes/control-plane-rbac.yaml');
 
     // Assess
-    const rules = at(role, 'rules') as Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>;
+    const rules = docs.flatMap(rulesOf);
     const granted = rules.flatMap((rule) => [...rule.apiGroups, ...rule.resources, ...rule.verbs]);
-    expect(granted).not.toContain('*');
-    expect(rules.flatMap((rule) => rule.resources)).not.toContain('secrets');
+    expect(granted.filter((value) => value.includes('*'))).toEqual([]);
+    expect(rules.flatMap((rule) => rule.resources).filter((r) => r.startsWith('secrets'))).toEqual([]);
+    const clusterVerbs = docs
+      .filter((d) => d.kind === 'ClusterRole')
+      .flatMap((d) => rulesOf(d).flatMap((r) => r.verbs));
+    expect([...new Set(clusterVerbs)].sort()).toEqual(['get', 'list']);
   });
 });
 

@@ -18,6 +18,7 @@ import { calibrationFunctionKey } from '../infra/serverless/names.js';
 import { buildStack } from '../infra/serverless/stack.js';
 import { ALERT_STATE_TABLE } from '../shared/alerts/state/index.js';
 import { CALIBRATION_HISTORY_TABLE } from '../shared/calibration/history/index.js';
+import { RBAC_GROUPS } from '../shared/kube/manifests/index.js';
 
 // `osls package` run once, offline and with no AWS credentials, and the CloudFormation template it writes read back:
 // what a platform engineer deploys, checked for every function, schedule, the state machine, the data stores, and
@@ -649,6 +650,16 @@ describe('Stack: the packaged CloudFormation template', () => {
         );
       for (const value of resourcesOf('sns:'))
         expect(['AlertTopic', 'CalibrationTopic', 'PreflightTopic']).toContain((value as { Ref: string }).Ref);
+    });
+  });
+
+  describe('Access to the cluster', () => {
+    it('says in each cluster role output which Kubernetes group its EKS access entry maps it to', () => {
+      // Assess
+      const description = (name: string) => (template.Outputs[name] as { Description?: string }).Description;
+      expect(description('PreflightRoleArn')).toContain(`Kubernetes group ${RBAC_GROUPS.read}:`);
+      expect(description('DriftDetectorRoleArn')).toContain(`Kubernetes group ${RBAC_GROUPS.read}:`);
+      expect(description('CalibrationClusterRoleArns')).toContain(`Kubernetes group ${RBAC_GROUPS.calibration}:`);
     });
   });
 

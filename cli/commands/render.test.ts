@@ -43,10 +43,17 @@ describe('Function: renderManifests', () => {
     },
     {
       kind: 'rbac' as const,
-      input: {},
+      // What `--set namespaces=team-a,team-b` passes: one calibration Role and RoleBinding per namespace.
+      input: applySetOptions({}, ['namespaces=team-a,team-b']),
       expected: [
-        ['ClusterRole', 'vllm-eks-pilot'],
-        ['ClusterRoleBinding', 'vllm-eks-pilot'],
+        ['ClusterRole', 'vllm-eks-pilot-read'],
+        ['ClusterRoleBinding', 'vllm-eks-pilot-read'],
+        ['ClusterRole', 'vllm-eks-pilot-calibration-cluster'],
+        ['ClusterRoleBinding', 'vllm-eks-pilot-calibration-cluster'],
+        ['Role', 'vllm-eks-pilot-calibration'],
+        ['RoleBinding', 'vllm-eks-pilot-calibration'],
+        ['Role', 'vllm-eks-pilot-calibration'],
+        ['RoleBinding', 'vllm-eks-pilot-calibration'],
       ],
     },
     {

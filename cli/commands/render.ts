@@ -55,7 +55,10 @@ export const RENDER_KINDS = {
     describe: 'the KEDA TriggerAuthentication for AMP',
     render: (input: unknown) => [ampTriggerAuthentication(input as never)],
   },
-  rbac: { describe: 'the ClusterRole and binding', render: (input: unknown) => controlPlaneRbac(input as never) },
+  rbac: {
+    describe: 'the control plane RBAC: read-only ClusterRole, calibration Roles per namespace',
+    render: (input: unknown) => controlPlaneRbac(input as never),
+  },
   k6: { describe: 'the k6 script ConfigMap and Jobs', render: renderK6 },
 } as const satisfies Record<string, { describe: string; render: (input: unknown) => KubeObject[] }>;
 
@@ -136,7 +139,8 @@ export function registerRenderCommand(program: Command): void {
         ...kinds.map((k) => `  ${k.padEnd(16)}${RENDER_KINDS[k].describe}`),
         '',
         'Required inputs: deployment, service, servicemonitor: model, maxModelLen; scaledobject: model,',
-        'ampWorkspaceUrl, region; k6: model (add `load: {rate: 40}` for a load-step Job).',
+        'ampWorkspaceUrl, region; k6: model (add `load: {rate: 40}` for a load-step Job); rbac: none',
+        "(namespaces: the calibration targets' namespaces, default `default`: --set namespaces=team-a,team-b).",
         'Example: vllm-pilot render deployment --set model=mistralai/Ministral-8B-Instruct-2410 --set maxModelLen=8192',
         '',
       ].join('\n'),

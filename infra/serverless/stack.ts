@@ -10,6 +10,7 @@ import { CALIBRATION_HISTORY_TABLE } from '../../shared/calibration/history/inde
 import { ampDataDigest, desiredAmpAlerting } from '../../shared/alerts/amp/index.js';
 import { AlertExportInvalidError } from '../../shared/alerts/index.js';
 import { parseAlertTargets } from '../../shared/alerts/rules/index.js';
+import { RBAC_GROUPS } from '../../shared/kube/manifests/index.js';
 import {
   ALERT_INSTALLER_FUNCTION,
   ampRuleNamespaceName,
@@ -125,16 +126,19 @@ export function buildStack(input: unknown): BuiltStack {
       CalibrationHistoryTableName: { Value: ref('historyTable') },
       AlertSilencesTableName: { Description: 'vllm-pilot alerts silence --aws --table', Value: ref('silencesTable') },
       SlackDeadLetterQueueUrl: { Description: 'Alerts Slack refused', Value: ref('slackDeadLetterQueue') },
+      // Each role's EKS access entry maps it to its own Kubernetes group (infra/kubernetes/control-plane-rbac.yaml).
       PreflightRoleArn: {
-        Description: 'EKS access entry: read-only Kubernetes access for the preflight checks',
+        Description: `EKS access entry, Kubernetes group ${RBAC_GROUPS.read}: read-only, for the preflight checks`,
         Value: { 'Fn::GetAtt': [roleLogicalId('preflight'), 'Arn'] },
       },
       DriftDetectorRoleArn: {
-        Description: 'EKS access entry: read-only Kubernetes access for drift detection (the Deployment)',
+        Description: `EKS access entry, Kubernetes group ${RBAC_GROUPS.read}: read-only, for drift detection`,
         Value: { 'Fn::GetAtt': [roleLogicalId('driftDetector'), 'Arn'] },
       },
       CalibrationClusterRoleArns: {
-        Description: 'EKS access entries: the calibration functions that call the Kubernetes API (comma-separated)',
+        Description:
+          `EKS access entries, Kubernetes group ${RBAC_GROUPS.calibration}: writes in the targets' namespaces only; ` +
+          'the calibration functions that call the Kubernetes API (comma-separated)',
         Value: clusterRoles(eksCalibrationKeys),
       },
     };

@@ -1,9 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { DescribeClusterCommand, EKSClient } from '@aws-sdk/client-eks';
+import {
+  CreateAccessEntryCommand,
+  DescribeAccessEntryCommand,
+  DescribeClusterCommand,
+  EKSClient,
+  ListAccessEntriesCommand,
+} from '@aws-sdk/client-eks';
 import { VirtualClock } from '../../shared/clock/index.js';
 import { KubeClusterNotFoundError } from '../../shared/kube/index.js';
 import { connectToEks, parseEksToken } from '../../shared/kube/connection/index.js';
 import { startFakeApiServer, type FakeApiServer } from '../../shared/kube/testing/fakeApiServer.js';
+import { EksAccessEntries } from '../kube/server/accessEntries.js';
 import { startEksTwin, type EksTwin } from './eks.js';
 
 const credentials = { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'twin-secret' };
@@ -146,5 +153,70 @@ describe('Function: connectToEks (through the EKS twin)', () => {
     // Assess
     expect(error).toBeInstanceOf(KubeClusterNotFoundError);
     expect((error as Error).message).toBe('EKS cluster missing was not found in us-east-2 (eks:DescribeCluster)');
+  });
+});
+
+describe('Function: startEksTwin (access entries)', () => {
+  const ROLE = 'arn:aws:iam::000000000000:role/vllm-eks-pilot-preflight';
+  let twin: EksTwin;
+  let client: EKSClient;
+  let entries: EksAccessEntries;
+
+  beforeAll(async () => {
+    entries = new EksAccessEntries();
+    twin = await startEksTwin({
+      clusters: [
+        { name: 'ai-eks-docs', endpoint: 'http://127.0.0.1:6443', region: 'us-east-2', accessEntries: entries },
+      ],
+    });
+    client = eksClient(twin, 'us-east-2');
+  });
+
+  afterAll(async () => {
+    client.destroy();
+    await twin.stop();
+  });
+
+  it('creates an entry with CreateAccessEntry, which the API server then finds, and describes and lists it', async () => {
+    // Act
+    const created = await client.send(
+      new CreateAccessEntryCommand({
+        clusterName: 'ai-eks-docs',
+        principalArn: ROLE,
+        kubernetesGroups: ['vllm-eks-pilot-read'],
+      }),
+    );
+    const described = await client.send(
+      new DescribeAccessEntryCommand({ clusterName: 'ai-eks-docs', principalArn: ROLE }),
+    );
+    const listed = await client.send(new ListAccessEntriesCommand({ clusterName: 'ai-eks-docs' }));
+
+    // Assess
+    expect(created.accessEntry).toMatchObject({
+      principalArn: ROLE,
+      kubernetesGroups: ['vllm-eks-pilot-read'],
+      username: 'arn:aws:sts::000000000000:assumed-role/vllm-eks-pilot-preflight/{{SessionName}}',
+      type: 'STANDARD',
+    });
+    expect(described.accessEntry).toEqual(created.accessEntry);
+    expect(listed.accessEntries).toEqual([ROLE]);
+    expect(entries.describe(ROLE)?.kubernetesGroups).toEqual(['vllm-eks-pilot-read']);
+  });
+
+  it.each([
+    {
+      case: 'a group in the system: namespace',
+      input: { principalArn: 'arn:aws:iam::000000000000:role/other', kubernetesGroups: ['system:masters'] },
+      name: 'InvalidParameterException',
+    },
+    { case: 'a second entry for a principal', input: { principalArn: ROLE }, name: 'ResourceInUseException' },
+  ])('refuses $case with $name, as EKS does', async ({ input, name }) => {
+    // Act
+    const error = await client
+      .send(new CreateAccessEntryCommand({ clusterName: 'ai-eks-docs', ...input }))
+      .catch((e: unknown) => e);
+
+    // Assess
+    expect(error).toMatchObject({ name });
   });
 });

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../../shared/clock/index.js';
+import type { AccessEntry, EksAccessEntries } from '../kube/server/accessEntries.js';
+import { EksAccessEntryInvalidError } from '../kube/server/errors.js';
 
 /** A cluster the twin describes: its name, the URL of its API server (the twin's), and its region. */
 export interface EksTwinCluster {
@@ -13,6 +15,11 @@ export interface EksTwinCluster {
   certificateAuthorityData?: string;
   /** Kubernetes version reported. Default '1.30'. */
   version?: string;
+  /**
+   * The cluster's access entries, which its API server consults (sim/kube/server/accessEntries.ts): CreateAccessEntry,
+   * DescribeAccessEntry and ListAccessEntries act on them. Without them those operations answer 404.
+   */
+  accessEntries?: EksAccessEntries;
 }
 
 export interface EksTwinOptions {
@@ -43,6 +50,7 @@ const CREDENTIAL_SCOPE = /Credential=[^/]+\/\d{8}\/([a-z0-9-]+)\/([a-z0-9-]+)\/a
 /** The error shapes the twin sends; @aws-sdk/client-eks reads the name from `x-amzn-errortype`. */
 type EksErrorType =
   | 'ResourceNotFoundException'
+  | 'ResourceInUseException'
   | 'InvalidParameterException'
   | 'AccessDeniedException'
   | 'MissingAuthenticationTokenException'
@@ -61,7 +69,8 @@ class EksTwinRequestError extends Error {
 }
 
 /**
- * Starts the twin's EKS endpoint on 127.0.0.1 (a free port). It answers DescribeCluster (`GET /clusters/{name}`) as
+ * Starts the twin's EKS endpoint on 127.0.0.1 (a free port). It answers DescribeCluster (`GET /clusters/{name}`) and,
+ * for a cluster given its access entries, CreateAccessEntry, DescribeAccessEntry and ListAccessEntries, as
  * @aws-sdk/client-eks expects: an Authorization header is required (the signature is not checked), a cluster is only
  * found in the region the request was signed for, and an unknown name is a 404 ResourceNotFoundException.
  */
@@ -74,10 +83,11 @@ export async function startEksTwin(options: EksTwinOptions = {}): Promise<EksTwi
   let described = 0;
 
   const server = createServer((req, res) => {
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       try {
-        route(req, res);
+        route(req, res, Buffer.concat(chunks).toString('utf8'));
       } catch (error) {
         if (error instanceof EksTwinRequestError) return sendError(res, error);
         sendJson(res, 500, { message: error instanceof Error ? error.message : String(error) });
@@ -85,14 +95,17 @@ export async function startEksTwin(options: EksTwinOptions = {}): Promise<EksTwi
     });
   });
 
-  function route(req: IncomingMessage, res: ServerResponse): void {
+  function route(req: IncomingMessage, res: ServerResponse, body: string): void {
     const path = new URL(req.url ?? '/', 'http://twin').pathname;
+    const entries = /^\/clusters\/([^/]+)\/access-entries(?:\/([^/]+))?$/.exec(path);
+    if (entries !== null) return accessEntries(req, res, body, entries[1] ?? '', entries[2]);
     const match = /^\/clusters\/([^/]+)$/.exec(path);
     if (req.method !== 'GET' || !match)
       throw new EksTwinRequestError(
         'UnknownOperationException',
         404,
-        `the EKS twin implements only DescribeCluster (GET /clusters/{name}), got ${req.method ?? ''} ${path}`,
+        `the EKS twin implements DescribeCluster (GET /clusters/{name}) and Create/Describe/ListAccessEntries ` +
+          `(/clusters/{name}/access-entries), got ${req.method ?? ''} ${path}`,
       );
     const region = signedRegion(req);
     const name = decodeURIComponent(match[1] ?? '');
@@ -100,17 +113,85 @@ export async function startEksTwin(options: EksTwinOptions = {}): Promise<EksTwi
       throw new EksTwinRequestError('InvalidParameterException', 400, `The cluster name ${name} is not valid.`, {
         clusterName: name,
       });
-    const cluster = clusters.get(name);
-    if (cluster === undefined || cluster.region !== region) {
-      options.log?.(`eks twin: DescribeCluster ${name} (${region}) -> 404`);
-      throw new EksTwinRequestError('ResourceNotFoundException', 404, `No cluster found for name: ${name}.`, {
-        clusterName: name,
-      });
-    }
+    const cluster = clusterIn(region, name, 'DescribeCluster');
     described += 1;
     options.log?.(`eks twin: DescribeCluster ${name} (${region}) -> ${cluster.endpoint}`);
     res.setHeader('x-amzn-requestid', randomUUID());
     sendJson(res, 200, { cluster: describe(cluster) });
+  }
+
+  /** The cluster of a request signed for `region`, or 404 as EKS answers. */
+  function clusterIn(region: string, name: string, operation: string): EksTwinCluster {
+    const cluster = clusters.get(name);
+    if (cluster === undefined || cluster.region !== region) {
+      options.log?.(`eks twin: ${operation} ${name} (${region}) -> 404`);
+      throw new EksTwinRequestError('ResourceNotFoundException', 404, `No cluster found for name: ${name}.`, {
+        clusterName: name,
+      });
+    }
+    return cluster;
+  }
+
+  /** CreateAccessEntry (POST), DescribeAccessEntry (GET with a principal), ListAccessEntries (GET without). */
+  function accessEntries(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: string,
+    clusterName: string,
+    principal: string | undefined,
+  ): void {
+    const region = signedRegion(req);
+    const name = decodeURIComponent(clusterName);
+    const operation =
+      req.method === 'POST' ? 'CreateAccessEntry' : principal ? 'DescribeAccessEntry' : 'ListAccessEntries';
+    const cluster = clusterIn(region, name, operation);
+    const store = cluster.accessEntries;
+    if (store === undefined || (req.method !== 'GET' && !(req.method === 'POST' && principal === undefined)))
+      throw new EksTwinRequestError('UnknownOperationException', 404, `${req.method ?? ''} ${req.url ?? ''}`);
+    res.setHeader('x-amzn-requestid', randomUUID());
+    const shown = (entry: AccessEntry) => accessEntryOf(cluster, entry);
+    if (req.method === 'GET' && principal === undefined)
+      return sendJson(res, 200, { accessEntries: store.list().map((entry) => entry.principalArn) });
+    if (req.method === 'GET') {
+      const principalArn = decodeURIComponent(principal ?? '');
+      const entry = store.describe(principalArn);
+      if (entry === undefined)
+        throw new EksTwinRequestError(
+          'ResourceNotFoundException',
+          404,
+          `The specified access entry resource is not found for principal ${principalArn}.`,
+        );
+      return sendJson(res, 200, { accessEntry: shown(entry) });
+    }
+    const input = parseAccessEntryBody(body);
+    try {
+      const entry = store.create(input);
+      options.log?.(`eks twin: CreateAccessEntry ${name} ${entry.principalArn} -> ${entry.kubernetesGroups.join(',')}`);
+      sendJson(res, 200, { accessEntry: shown(entry) });
+    } catch (error) {
+      if (!(error instanceof EksAccessEntryInvalidError)) throw error;
+      const inUse = /already exists/.test(error.problem);
+      throw new EksTwinRequestError(
+        inUse ? 'ResourceInUseException' : 'InvalidParameterException',
+        inUse ? 409 : 400,
+        error.message,
+        { clusterName: name },
+      );
+    }
+  }
+
+  function accessEntryOf(cluster: EksTwinCluster, entry: AccessEntry): Record<string, unknown> {
+    return {
+      clusterName: cluster.name,
+      principalArn: entry.principalArn,
+      kubernetesGroups: [...entry.kubernetesGroups],
+      accessEntryArn: `arn:aws:eks:${cluster.region}:${accountId}:access-entry/${cluster.name}/${entry.principalArn.split(':').at(-1) ?? ''}`,
+      createdAt: createdAtSeconds,
+      modifiedAt: createdAtSeconds,
+      tags: {},
+      username: entry.username,
+      type: 'STANDARD',
+    };
   }
 
   function describe(cluster: EksTwinCluster): Record<string, unknown> {
@@ -158,6 +239,33 @@ export async function startEksTwin(options: EksTwinOptions = {}): Promise<EksTwi
         // The SDK's agent keeps sockets alive; they would hold close() open.
         server.closeAllConnections();
       }),
+  };
+}
+
+/** CreateAccessEntry's JSON body: the fields the twin honours; only the `STANDARD` type (what the product needs). */
+function parseAccessEntryBody(body: string): { principalArn: string; kubernetesGroups?: string[]; username?: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body === '' ? '{}' : body);
+  } catch {
+    throw new EksTwinRequestError('InvalidParameterException', 400, 'the request body is not JSON');
+  }
+  const input = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
+  if (typeof input.principalArn !== 'string')
+    throw new EksTwinRequestError('InvalidParameterException', 400, 'principalArn is required');
+  if (input.type !== undefined && input.type !== 'STANDARD')
+    throw new EksTwinRequestError(
+      'InvalidParameterException',
+      400,
+      `type ${JSON.stringify(input.type)}: the EKS twin accepts only STANDARD access entries`,
+    );
+  const groups = input.kubernetesGroups;
+  if (groups !== undefined && !(Array.isArray(groups) && groups.every((g) => typeof g === 'string')))
+    throw new EksTwinRequestError('InvalidParameterException', 400, 'kubernetesGroups must be a list of strings');
+  return {
+    principalArn: input.principalArn,
+    ...(groups === undefined ? {} : { kubernetesGroups: groups }),
+    ...(typeof input.username === 'string' ? { username: input.username } : {}),
   };
 }
 

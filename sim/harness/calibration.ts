@@ -39,6 +39,7 @@ import {
 import type { TwinState } from '../twin/stateFile.js';
 import { LocalFolderReportStore } from './localFolderReportStore.js';
 import { TWIN_CREDENTIALS, TWIN_RESOURCES } from '../twin/constants.js';
+import type { TwinCredentials } from './twinTarget.js';
 import type { ExecutionEnd, StepFunctionsTwin } from '../aws/stepFunctions.js';
 
 /**
@@ -67,6 +68,11 @@ export interface TwinCalibrationOptions {
   retryIntervalMs?: number;
   /** The execution's timeout instead of the definition's TimeoutSeconds (tests of a timed-out execution). */
   timeoutSeconds?: number;
+  /**
+   * The keys the calibration functions sign with: TWIN_IDENTITIES.calibration for their own identity (the RBAC of
+   * the calibration group: writes in the target's namespace only); default the operator's (cluster admin).
+   */
+  credentials?: TwinCredentials;
 }
 
 /** A calibration started on the twin: the local run, its ports, and what to close when it is over. */
@@ -109,10 +115,10 @@ export interface TwinCalibrationPorts {
  */
 export function twinCalibrationPorts(
   state: TwinState,
-  options: Pick<TwinCalibrationOptions, 'reportsDir' | 'reportPrefix' | 'logger' | 'ports'>,
+  options: Pick<TwinCalibrationOptions, 'reportsDir' | 'reportPrefix' | 'logger' | 'ports' | 'credentials'>,
 ): TwinCalibrationPorts {
   const aws = state.aws;
-  const credentials = TWIN_CREDENTIALS;
+  const credentials = options.credentials ?? TWIN_CREDENTIALS;
   const sns = new SNSClient({ region: state.region, endpoint: aws.snsEndpoint, credentials });
   const dynamodb = new DynamoDBClient({ region: state.region, endpoint: aws.dynamodbEndpoint, credentials });
   const clusters = new ClusterConnections({ eksEndpoint: aws.eksEndpoint, credentials });

@@ -9,9 +9,9 @@ import { DynamoDbHistoryStore } from '../../shared/calibration/history/index.js'
 import { checkDrift, type DriftCheck, type DriftCheckOptions } from '../../shared/drift/index.js';
 import { ClusterConnections } from '../../shared/kube/connection/index.js';
 import type { TwinState } from '../twin/stateFile.js';
-import { TWIN_CREDENTIALS } from '../twin/constants.js';
+import { credentialsOf, TWIN_IDENTITIES } from '../twin/constants.js';
 import { functionLogger, lambdaContext, scheduledEvent } from './lambda.js';
-import { twinMetricsSource, twinTarget, useTwinCredentials } from './twinTarget.js';
+import { type TwinCredentials, twinMetricsSource, twinTarget, useTwinCredentials } from './twinTarget.js';
 
 /**
  * Drift detection on the twin, as on AWS: the cluster through the twin's EKS endpoint and the product's own EKS
@@ -19,9 +19,10 @@ import { twinMetricsSource, twinTarget, useTwinCredentials } from './twinTarget.
  */
 export async function checkTwinDrift(
   state: TwinState,
-  options: Omit<DriftCheckOptions, 'timeMs'> & { timeMs?: number } = {},
+  options: Omit<DriftCheckOptions, 'timeMs'> & { timeMs?: number; credentials?: TwinCredentials } = {},
 ): Promise<DriftCheck> {
-  const credentials = TWIN_CREDENTIALS;
+  // The drift detector's own identity (read-only RBAC), as on AWS, unless told otherwise.
+  const { credentials = credentialsOf(TWIN_IDENTITIES.driftDetector), ...checkOptions } = options;
   const dynamodb = new DynamoDBClient({ region: state.region, endpoint: state.aws.dynamodbEndpoint, credentials });
   const clusters = new ClusterConnections({ eksEndpoint: state.aws.eksEndpoint, credentials });
   try {
@@ -33,7 +34,7 @@ export async function checkTwinDrift(
         history: new DynamoDbHistoryStore({ client: dynamodb, tableName: state.aws.historyTable }),
       },
       target,
-      { ...options, timeMs: options.timeMs ?? Date.now() },
+      { ...checkOptions, timeMs: checkOptions.timeMs ?? Date.now() },
     );
   } finally {
     dynamodb.destroy();
@@ -66,9 +67,9 @@ export type DriftDetectorRun = (timeMs?: number) => Promise<DriftDetectorResult>
 /** The drift-detector Lambda against the twin, built from its environment as Lambda builds it. */
 export function twinDriftDetector(
   state: TwinState,
-  options: { drift?: unknown; logger?: Logger } = {},
+  options: { drift?: unknown; logger?: Logger; credentials?: TwinCredentials } = {},
 ): DriftDetectorRun {
-  useTwinCredentials();
+  useTwinCredentials(options.credentials ?? credentialsOf(TWIN_IDENTITIES.driftDetector));
   const logger = options.logger ?? functionLogger('drift-detector');
   const handler = createDriftDetector(driftDetectorDeps(driftDetectorEnvironment(state, options.drift), logger));
   return (timeMs = Date.now()) => handler(scheduledEvent(timeMs), lambdaContext('drift-detector'));

@@ -5,7 +5,15 @@
 
 // The twin and what drives it.
 export { startTwin } from '../twin/twin.js';
-export { TWIN_CLUSTER, TWIN_CREDENTIALS, TWIN_REGION, TWIN_RESOURCES } from '../twin/constants.js';
+export {
+  credentialsOf,
+  TWIN_CLUSTER,
+  TWIN_CREDENTIALS,
+  TWIN_IDENTITIES,
+  TWIN_REGION,
+  TWIN_RESOURCES,
+  type TwinIdentity,
+} from '../twin/constants.js';
 export type { StartTwinOptions, Twin } from '../twin/twin.js';
 export * from './twinState.js';
 export { BUILT_IN_PROFILES, loadProfile, validateProfile } from '../profile/loadProfile.js';

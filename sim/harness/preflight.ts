@@ -5,8 +5,9 @@ import {
   type PreflightRunResult,
 } from '../../functions/preflight/handler.js';
 import type { TwinState } from '../twin/stateFile.js';
+import { credentialsOf, TWIN_IDENTITIES } from '../twin/constants.js';
 import { functionLogger, lambdaContext } from './lambda.js';
-import { twinTarget, useTwinCredentials } from './twinTarget.js';
+import { type TwinCredentials, twinTarget, useTwinCredentials } from './twinTarget.js';
 
 /**
  * The preflight function on the twin, built exactly as Lambda builds it (`depsFromEnvironment`), from the environment
@@ -34,9 +35,16 @@ export function preflightEnvironment(state: TwinState): Record<string, string> {
 /** One invocation of the preflight function: `targets` as the on-demand event names them (none: every target). */
 export type PreflightRun = (targets?: readonly string[]) => Promise<PreflightRunResult>;
 
-/** The preflight Lambda against the twin; each call is one invocation (the weekly schedule, or an on-demand run). */
-export function twinPreflight(state: TwinState, options: { logger?: Logger } = {}): PreflightRun {
-  useTwinCredentials();
+/**
+ * The preflight Lambda against the twin; each call is one invocation (the weekly schedule, or an on-demand run). It
+ * signs with its own identity, as on AWS (TWIN_IDENTITIES.preflight: its access entry's group, the read-only RBAC);
+ * `credentials` replaces it (TWIN_CREDENTIALS: the operator, cluster admin).
+ */
+export function twinPreflight(
+  state: TwinState,
+  options: { logger?: Logger; credentials?: TwinCredentials } = {},
+): PreflightRun {
+  useTwinCredentials(options.credentials ?? credentialsOf(TWIN_IDENTITIES.preflight));
   const logger = options.logger ?? functionLogger('preflight');
   const handler = createPreflight(preflightDeps(preflightEnvironment(state), logger));
   return async (targets = []) => handler({ targets: [...targets] }, lambdaContext('preflight'));

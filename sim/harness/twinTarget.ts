@@ -25,13 +25,20 @@ export function twinMetricsSource(state: Pick<TwinState, 'prometheusUrl' | 'regi
   });
 }
 
+/** Throwaway keys the twin accepts: TWIN_CREDENTIALS (the operator, cluster admin) or a TWIN_IDENTITIES function's. */
+export interface TwinCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
 /**
  * Makes the AWS SDK's default credential chain find the twin's throwaway credentials, for code that builds its own
- * clients from the environment (the Lambda handlers). Only for processes that talk to the twin.
+ * clients from the environment (the Lambda handlers), as Lambda puts a function's role session into its environment.
+ * Default: the operator's (cluster admin). Only for processes that talk to the twin.
  */
-export function useTwinCredentials(): void {
-  process.env.AWS_ACCESS_KEY_ID = TWIN_CREDENTIALS.accessKeyId;
-  process.env.AWS_SECRET_ACCESS_KEY = TWIN_CREDENTIALS.secretAccessKey;
+export function useTwinCredentials(credentials: TwinCredentials = TWIN_CREDENTIALS): void {
+  process.env.AWS_ACCESS_KEY_ID = credentials.accessKeyId;
+  process.env.AWS_SECRET_ACCESS_KEY = credentials.secretAccessKey;
   delete process.env.AWS_SESSION_TOKEN;
   delete process.env.AWS_PROFILE;
 }

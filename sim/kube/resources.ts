@@ -60,6 +60,8 @@ export const RESOURCES: Readonly<Record<Kind, ResourceInfo>> = {
   ),
   ClusterRole: r(KINDS.ClusterRole, 'rbac.authorization.k8s.io', 'v1', 'clusterroles', false, {}),
   ClusterRoleBinding: r(KINDS.ClusterRoleBinding, 'rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', false, {}),
+  Role: r(KINDS.Role, 'rbac.authorization.k8s.io', 'v1', 'roles', true, {}),
+  RoleBinding: r(KINDS.RoleBinding, 'rbac.authorization.k8s.io', 'v1', 'rolebindings', true, {}),
 };
 
 /** Kinds served only while their CRD exists (KEDA may be "not installed" in a profile). */

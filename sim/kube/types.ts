@@ -58,6 +58,8 @@ export const KINDS = {
   CustomResourceDefinition: 'CustomResourceDefinition',
   ClusterRole: 'ClusterRole',
   ClusterRoleBinding: 'ClusterRoleBinding',
+  Role: 'Role',
+  RoleBinding: 'RoleBinding',
 } as const;
 export type Kind = (typeof KINDS)[keyof typeof KINDS];
 

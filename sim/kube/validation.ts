@@ -6,6 +6,8 @@ import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/Horizo
 import { Job } from 'kubernetes-models/batch/v1/Job';
 import { ClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole';
 import { ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding';
+import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
+import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Event } from 'kubernetes-models/v1/Event';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
@@ -46,6 +48,8 @@ const MODELS: Readonly<Record<Kind, ModelClass>> = {
   CustomResourceDefinition,
   ClusterRole,
   ClusterRoleBinding,
+  Role,
+  RoleBinding,
 };
 
 /** DNS-1123 subdomain (most object names) and label (namespaces, services). */

@@ -1,4 +1,5 @@
 /** The names and credentials the twin answers to, as the deployed stack and the AWS guide name them. */
+import { RBAC_GROUPS } from '../../shared/kube/manifests/index.js';
 
 /** The region the twin pretends to be in (the AWS guide's). */
 export const TWIN_REGION = 'us-east-2';
@@ -45,3 +46,62 @@ export const TWIN_CREDENTIALS = {
   accessKeyId: 'AKIATWINLOCAL0000000',
   secretAccessKey: 'twin-local-not-a-secret',
 } as const;
+
+/** The account in the ARNs of the twin's IAM roles: the one its EKS tokens report (sim/kube/server/eksToken.ts). */
+export const TWIN_ACCOUNT = '000000000000';
+
+/** One IAM identity the twin hands out: its throwaway keys, its role, and that role's EKS access entry. */
+export interface TwinIdentity {
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** The role the keys are a session of (the twin's IAM answers for them as STS would). */
+  roleArn: string;
+  /** The access entry's `kubernetesGroups`, as the deployed stack's docs map each function's role. */
+  kubernetesGroups: readonly string[];
+  /** The cluster creator's entry: AmazonEKSClusterAdminPolicy, RBAC not consulted. */
+  clusterAdmin: boolean;
+}
+
+const twinRole = (name: string) => `arn:aws:iam::${TWIN_ACCOUNT}:role/vllm-eks-pilot-twin-${name}`;
+
+/**
+ * The identities of the twin's EKS access entries. `operator` holds TWIN_CREDENTIALS, the cluster creator's admin
+ * entry (the twin's own set-up, kubectl users, the tests' world changes). The preflight and drift-detector harnesses
+ * sign with their function's identity by default; the calibration's is opt-in (its RBAC names only the profile's
+ * namespace, and tests of other namespaces expect a 404, not a 403). The API server allows each exactly what the
+ * product's generated RBAC (shared/kube/manifests/controlPlaneRbac.ts, applied at start-up) grants its group.
+ */
+export const TWIN_IDENTITIES = {
+  operator: {
+    ...TWIN_CREDENTIALS,
+    roleArn: twinRole('operator'),
+    kubernetesGroups: [],
+    clusterAdmin: true,
+  },
+  preflight: {
+    accessKeyId: 'AKIATWINPREFLIGHT000',
+    secretAccessKey: 'twin-local-not-a-secret',
+    roleArn: twinRole('preflight'),
+    kubernetesGroups: [RBAC_GROUPS.read],
+    clusterAdmin: false,
+  },
+  driftDetector: {
+    accessKeyId: 'AKIATWINDRIFTDETECT0',
+    secretAccessKey: 'twin-local-not-a-secret',
+    roleArn: twinRole('drift-detector'),
+    kubernetesGroups: [RBAC_GROUPS.read],
+    clusterAdmin: false,
+  },
+  calibration: {
+    accessKeyId: 'AKIATWINCALIBRATION0',
+    secretAccessKey: 'twin-local-not-a-secret',
+    roleArn: twinRole('calibration'),
+    kubernetesGroups: [RBAC_GROUPS.calibration],
+    clusterAdmin: false,
+  },
+} as const satisfies Record<string, TwinIdentity>;
+
+/** The keys of an identity, as the AWS SDK takes them. */
+export function credentialsOf(identity: TwinIdentity): { accessKeyId: string; secretAccessKey: string } {
+  return { accessKeyId: identity.accessKeyId, secretAccessKey: identity.secretAccessKey };
+}

@@ -7,6 +7,7 @@ import { type Clock, systemClock } from '../../shared/clock/index.js';
 import { type ClusterClient } from '../../shared/kube/index.js';
 import { connectToEks } from '../../shared/kube/connection/index.js';
 import {
+  controlPlaneRbac,
   defaultServiceName,
   vllmDeployment,
   type VllmDeploymentInputSpec,
@@ -32,7 +33,7 @@ import { startWorkloadControllers } from '../kube/controllers/startWorkloadContr
 import type { RunningReplica, Workloads } from '../kube/controllers/types.js';
 import { type KedaController, startKedaController } from '../kube/keda/controller.js';
 import { MemoryPodLogStore } from '../kube/logs.js';
-import { type KubeApiServer, startKubeApiServer, writeKubeconfig } from '../kube/server/index.js';
+import { EksAccessEntries, type KubeApiServer, startKubeApiServer, writeKubeconfig } from '../kube/server/index.js';
 import { MemoryObjectStore } from '../kube/store.js';
 import { ensurePrometheus } from '../prometheus/ensurePrometheus.js';
 import type { TargetGroups } from '../prometheus/scrapeConfig.js';
@@ -50,6 +51,7 @@ import {
   TWIN_AMP_WORKSPACE_ID,
   TWIN_CLUSTER,
   TWIN_CREDENTIALS,
+  TWIN_IDENTITIES,
   TWIN_REGION,
   TWIN_RESOURCES,
 } from './constants.js';
@@ -88,6 +90,11 @@ export interface Twin {
   store: MemoryObjectStore;
   workloads: Workloads;
   kubeApi: KubeApiServer;
+  /**
+   * The cluster's EKS access entries (TWIN_IDENTITIES: the operator's admin entry, one per function group); a test
+   * may add its own. EKS tokens of keys without an entry stay admin (kinder than EKS, which refuses them).
+   */
+  accessEntries: EksAccessEntries;
   prometheus: PrometheusInstance;
   /** AMP's control plane: rule groups namespaces loaded into `prometheus`, the alert manager definition run by a real Alertmanager. */
   amp: AmpTwin;
@@ -179,6 +186,7 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
     });
     stops.push(() => keda.stop());
 
+    const accessEntries = twinAccessEntries();
     const adminToken = `twin-admin-${randomBytes(16).toString('hex')}`;
     const readOnlyToken = `twin-read-only-${randomBytes(16).toString('hex')}`;
     const kubeApi = await startKubeApiServer({
@@ -187,13 +195,14 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       clusterName: TWIN_CLUSTER,
       region: TWIN_REGION,
       tokens: { admin: [adminToken], readOnly: [readOnlyToken] },
+      eksAccess: { entries: accessEntries, unmapped: 'admin' },
       clock,
       podEndpoint: (namespace, pod) => workloads.podEndpoint(namespace, pod),
       log: detail,
     });
     stops.push(() => kubeApi.stop());
     const eks = await startEksTwin({
-      clusters: [{ name: TWIN_CLUSTER, endpoint: kubeApi.url, region: TWIN_REGION }],
+      clusters: [{ name: TWIN_CLUSTER, endpoint: kubeApi.url, region: TWIN_REGION, accessEntries }],
       clock,
     });
     stops.push(() => eks.stop());
@@ -400,6 +409,7 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       store,
       workloads,
       kubeApi,
+      accessEntries,
       prometheus,
       amp,
       cloudwatch,
@@ -458,6 +468,20 @@ export function twinPreflightSettings(profile: Profile): TwinState['preflightSet
  * DaemonSet), the Grafana dashboard ConfigMaps for the sidecar, then the product's vLLM Deployment, Service and
  * ServiceMonitor.
  */
+/** The access entries of TWIN_IDENTITIES, each identity's keys a session of its role. */
+function twinAccessEntries(): EksAccessEntries {
+  const entries = new EksAccessEntries();
+  for (const identity of Object.values(TWIN_IDENTITIES)) {
+    entries.create({
+      principalArn: identity.roleArn,
+      kubernetesGroups: identity.kubernetesGroups,
+      clusterAdmin: identity.clusterAdmin,
+    });
+    entries.assumeRole(identity.accessKeyId, identity.roleArn);
+  }
+  return entries;
+}
+
 async function buildWorld(
   cluster: ClusterClient,
   profile: Profile,
@@ -477,6 +501,8 @@ async function buildWorld(
     vllmDeployment(input),
     vllmService(input),
     vllmServiceMonitor(input),
+    // The product's RBAC, as a user applies it, for the target's namespace: the functions' own identities get it.
+    ...controlPlaneRbac({ namespaces: [profile.namespace] }),
   ];
   for (const object of objects) {
     const { action } = await cluster.apply(object);

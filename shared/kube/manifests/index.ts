@@ -2,7 +2,17 @@
  * The product's Kubernetes manifests: vLLM Deployment, Service and ServiceMonitor, the k6 Jobs and script, the
  * control-plane RBAC.
  */
-export { CONTROL_PLANE_RULES, controlPlaneRbac } from './controlPlaneRbac.js';
+export {
+  CALIBRATION_CLUSTER_RULES,
+  CALIBRATION_NAMESPACED_RULES,
+  CONTROL_PLANE_RULES,
+  controlPlaneRbac,
+  type ControlPlaneRbacInputSpec,
+  type ControlPlaneRule,
+  DEFAULT_RBAC_NAMESPACES,
+  RBAC_GROUPS,
+  READ_ONLY_RULES,
+} from './controlPlaneRbac.js';
 export { k6LoadJob, type K6LoadJobInputSpec } from './k6LoadJob.js';
 export { k6ScriptConfigMap } from './k6ScriptConfigMap.js';
 export { k6WarmupJob } from './k6WarmupJob.js';

@@ -14,7 +14,8 @@ import { apiVersionOf, CRD_KINDS, RESOURCES, type ResourceInfo } from '../resour
 import type { MemoryObjectStore, PropagationPolicy } from '../store.js';
 import type { Kind, KubeObject, LabelSelector, PodLogStore, WatchEvent } from '../types.js';
 import { validateObject } from '../validation.js';
-import { authenticate, authorize, type TokenRights, type User } from './auth.js';
+import { authenticate, authorize, type EksAccess, type TokenRights, type User } from './auth.js';
+import type { RbacObjects } from './rbac.js';
 import {
   apiGroup,
   apiGroupList,
@@ -77,6 +78,8 @@ export interface KubeApiHandlerOptions {
   serverAddress: () => string;
   /** Where a Pod's server listens, for `pods/<name>:<port>/proxy`; without it the proxy answers 503. */
   podEndpoint?: PodEndpointLookup;
+  /** How EKS tokens are authorised (access entries + RBAC); without it every EKS token is admin. */
+  eksAccess?: EksAccess;
   log?: (line: string) => void;
 }
 
@@ -99,8 +102,10 @@ export class KubeApiHandler {
   readonly #serverAddress: () => string;
   readonly #log: ((line: string) => void) | undefined;
   readonly #podEndpoint: PodEndpointLookup | undefined;
+  readonly #eksAccess: EksAccess | undefined;
 
   constructor(options: KubeApiHandlerOptions) {
+    this.#eksAccess = options.eksAccess;
     this.#podEndpoint = options.podEndpoint;
     this.#store = options.store;
     this.#logs = options.logs;
@@ -138,8 +143,12 @@ export class KubeApiHandler {
       if (route.name === 'version') return { status: 200, json: SERVER_VERSION };
       return { status: 200, text: 'ok' };
     }
-    const user = authenticate(request.authorization, this.#tokens, this.#clock.now(), (reason) =>
-      this.#log?.(`kube-apiserver twin: 401 for ${request.method} ${request.path}: ${reason}`),
+    const user = authenticate(
+      request.authorization,
+      this.#tokens,
+      this.#clock.now(),
+      (reason) => this.#log?.(`kube-apiserver twin: 401 for ${request.method} ${request.path}: ${reason}`),
+      this.#eksAccess,
     );
     if (route.type === 'resource') return this.#resource(request, route, user);
     if (request.method !== 'GET') throw new KubeApiMethodNotAllowedError();
@@ -169,6 +178,16 @@ export class KubeApiHandler {
     }
   }
 
+  /** The RBAC objects as stored now: a binding applied a moment ago counts for the next request. */
+  #rbacObjects(): RbacObjects {
+    return {
+      clusterRoles: this.#store.list('ClusterRole'),
+      clusterRoleBindings: this.#store.list('ClusterRoleBinding'),
+      roles: this.#store.list('Role'),
+      roleBindings: this.#store.list('RoleBinding'),
+    };
+  }
+
   #served(): ResourceInfo[] {
     return Object.values(RESOURCES).filter((r) => this.isServed(r.kind));
   }
@@ -194,13 +213,18 @@ export class KubeApiHandler {
     }
     const verb = verbOf(request, route, info);
     const namespace = route.namespace;
-    authorize(user, {
-      verb,
-      resource: info,
-      ...(route.name !== undefined ? { name: route.name } : {}),
-      ...(namespace !== undefined ? { namespace } : {}),
-      ...(sub !== undefined ? { subresource: sub } : {}),
-    });
+    authorize(
+      user,
+      {
+        verb,
+        resource: info,
+        ...(route.name !== undefined ? { name: route.name } : {}),
+        ...(namespace !== undefined ? { namespace } : {}),
+        ...(sub !== undefined ? { subresource: sub } : {}),
+      },
+      () => this.#rbacObjects(),
+      (reason) => this.#log?.(`kube-apiserver twin: 403 for ${user.name}: ${verb} ${request.path}: ${reason}`),
+    );
     const name = route.name as string;
     switch (verb) {
       case 'list':

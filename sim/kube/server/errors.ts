@@ -90,3 +90,18 @@ export class KubeApiServiceUnavailableError extends KubeApiError {
     this.name = 'KubeApiServiceUnavailableError';
   }
 }
+
+/**
+ * An access entry EKS's CreateAccessEntry would refuse (InvalidParameterException), or a second one for the same
+ * principal (ResourceInUseException): names the field and what is accepted. Not a KubeApiError: the EKS API refuses
+ * it (sim/aws/eks.ts maps it to EKS's error types), no Kubernetes request is involved.
+ */
+export class EksAccessEntryInvalidError extends Error {
+  constructor(
+    readonly field: string,
+    readonly problem: string,
+  ) {
+    super(`access entry ${field}: ${problem}`);
+    this.name = 'EksAccessEntryInvalidError';
+  }
+}

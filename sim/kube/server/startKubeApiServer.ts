@@ -4,7 +4,7 @@ import { createServer as createTcpServer, type AddressInfo, type Socket } from '
 import { type Clock, systemClock } from '../../../shared/clock/index.js';
 import type { MemoryObjectStore } from '../store.js';
 import type { Kind, PodLogStore } from '../types.js';
-import type { TokenRights } from './auth.js';
+import type { EksAccess, TokenRights } from './auth.js';
 import {
   KubeApiRequestEntityTooLargeError,
   KubeApiServerStartError,
@@ -24,8 +24,10 @@ export interface KubeApiServerOptions {
   clusterName: string;
   /** The cluster's AWS region (named in the log). */
   region: string;
-  /** Static bearer tokens; EKS tokens (`k8s-aws-v1.`) are accepted too, with admin rights. */
+  /** Static bearer tokens; EKS tokens (`k8s-aws-v1.`) are accepted too (admin, unless `eksAccess` says otherwise). */
   tokens: TokenRights;
+  /** EKS access entries and RBAC enforcement for EKS tokens (see EksAccess); without it every EKS token is admin. */
+  eksAccess?: EksAccess;
   /** Ages in `kubectl get`, EKS token expiry. Default: the system clock. */
   clock?: Clock;
   /** Where each Pod's server listens (the twin's Pod runtime), for the Pod proxy. */
@@ -63,6 +65,7 @@ export async function startKubeApiServer(options: KubeApiServerOptions): Promise
     clock,
     serverAddress: () => address,
     ...(options.podEndpoint ? { podEndpoint: options.podEndpoint } : {}),
+    ...(options.eksAccess ? { eksAccess: options.eksAccess } : {}),
     ...(options.log ? { log: options.log } : {}),
   });
   const watches = new Set<() => void>();
