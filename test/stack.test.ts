@@ -163,12 +163,10 @@ function templateView(current: () => Template) {
       if (keyPolicy || !asArray(statement.Resource).includes('*')) continue;
       for (const action of actions) {
         const allowed = WILDCARD_RESOURCE_ALLOWLIST.find((entry) => entry.action === action);
+        const condition = allowed?.condition;
         if (allowed === undefined) problems.push(`${where}: ${action} on Resource "*"`);
-        else if (
-          allowed.condition !== undefined &&
-          !Object.values(statement.Condition ?? {}).some((keys) => allowed.condition in keys)
-        )
-          problems.push(`${where}: ${action} on "*" without the ${allowed.condition} condition`);
+        else if (condition !== undefined && !Object.values(statement.Condition ?? {}).some((keys) => condition in keys))
+          problems.push(`${where}: ${action} on "*" without the ${condition} condition`);
       }
     }
     return problems;
