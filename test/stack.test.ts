@@ -70,6 +70,14 @@ function offlineCommand(command: string[]): string[] {
 
 /** Runs `osls package` offline into `scratch/<name>` with `params` (`--param`), and returns the template's text. */
 async function packageStack(name: string, params: string[] = []): Promise<string> {
+  return (await packageStackWithOutput(name, params)).template;
+}
+
+/** packageStack, with what osls wrote on stderr (the stack's warnings); rejects with osls' `stderr` when it fails. */
+async function packageStackWithOutput(
+  name: string,
+  params: string[] = [],
+): Promise<{ template: string; stderr: string }> {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([key]) => !key.startsWith('AWS_') && key !== 'NODE_OPTIONS'),
   );
@@ -82,14 +90,14 @@ async function packageStack(name: string, params: string[] = []): Promise<string
     ...params.map((param) => `--param=${param}`),
   ]);
   // No credentials, no ~/.aws: packaging must not call AWS.
-  await execFileAsync(bin!, args, {
+  const { stderr } = await execFileAsync(bin!, args, {
     cwd: ROOT,
     env: { ...env, HOME: scratch },
     maxBuffer: 16 * 1024 * 1024,
     // Kills a stuck osls rather than leaving it behind when the hook gives up.
     timeout: 200_000,
   });
-  return readFile(join(scratch, name, 'cloudformation-template-update-stack.json'), 'utf8');
+  return { template: await readFile(join(scratch, name, 'cloudformation-template-update-stack.json'), 'utf8'), stderr };
 }
 
 const pascal = (key: string) => key.charAt(0).toUpperCase() + key.slice(1);
@@ -156,9 +164,10 @@ function templateView(current: () => Template) {
       if (keyPolicy || !asArray(statement.Resource).includes('*')) continue;
       for (const action of actions) {
         const allowed = WILDCARD_RESOURCE_ALLOWLIST.find((entry) => entry.action === action);
+        const condition = allowed?.condition;
         if (allowed === undefined) problems.push(`${where}: ${action} on Resource "*"`);
-        else if (!Object.values(statement.Condition ?? {}).some((keys) => allowed.condition in keys))
-          problems.push(`${where}: ${action} on "*" without the ${allowed.condition} condition`);
+        else if (condition !== undefined && !Object.values(statement.Condition ?? {}).some((keys) => condition in keys))
+          problems.push(`${where}: ${action} on "*" without the ${condition} condition`);
       }
     }
     return problems;
@@ -197,16 +206,21 @@ const WILDCARD_ACTION_ALLOWLIST = [{ action: 'kms:GenerateDataKey*' }] as const;
 
 /**
  * Where AWS allows no narrower resource than "*". Each entry: the action, the AWS reason, and the condition key
- * that must narrow it instead.
+ * that must narrow it instead (none where AWS offers none).
  */
-const WILDCARD_RESOURCE_ALLOWLIST = [
+const WILDCARD_RESOURCE_ALLOWLIST: ReadonlyArray<{ action: string; condition?: string }> = [
   {
     action: 'cloudwatch:PutMetricData',
     // Service Authorization Reference, Amazon CloudWatch: PutMetricData lists no resource type, so IAM accepts only
     // "*"; the `cloudwatch:namespace` condition key confines it to the collector's namespace.
     condition: 'cloudwatch:namespace',
   },
-] as const;
+  {
+    // Only with the vpc.* parameters. Lambda developer guide, VPC execution role permissions: DescribeNetworkInterfaces
+    // "only works if it's allowed on all resources"; it reads, and no condition key narrows it.
+    action: 'ec2:DescribeNetworkInterfaces',
+  },
+];
 
 describe('Stack: the packaged CloudFormation template', () => {
   beforeAll(async () => {
@@ -925,6 +939,111 @@ describe('Stack: the packaged CloudFormation template', () => {
       expect(amp.leastPrivilegeProblems()).toEqual([]);
     });
   });
+
+  describe('Private clusters: the vpc.* stage parameters', () => {
+    const SUBNETS = ['subnet-0a1b2c3d4e5f67890', 'subnet-0b1c2d3e4f5a67890'];
+    const SECURITY_GROUPS = ['sg-0c1d2e3f4a5b67890'];
+    /** The ENI actions Lambda takes with the function role (AWSLambdaVPCAccessExecutionRole's, without logs:*). */
+    const ENI_ACTIONS = [
+      'ec2:AssignPrivateIpAddresses',
+      'ec2:CreateNetworkInterface',
+      'ec2:DeleteNetworkInterface',
+      'ec2:DescribeNetworkInterfaces',
+      'ec2:UnassignPrivateIpAddresses',
+    ];
+    const vpc = templateView(() => vpcTemplate);
+    let vpcTemplate: Template;
+    let vpcStderr: string;
+
+    /** Function key → its Lambda resource and the actions of its role, in one template. */
+    const functionsOf = (view: ReturnType<typeof templateView>) =>
+      ALL_FUNCTIONS.map(({ key }) => ({
+        key,
+        fn: view.resource(`${pascal(key)}LambdaFunction`),
+        actions: view.roleStatements(`${pascal(key)}Role`).flatMap((s) => asArray(s.Action)),
+      }));
+
+    beforeAll(async () => {
+      const packaged = await packageStackWithOutput('package-vpc', [
+        `vpc.subnetIds=${SUBNETS.join(',')}`,
+        `vpc.securityGroupIds=${SECURITY_GROUPS.join(',')}`,
+      ]);
+      vpcTemplate = JSON.parse(packaged.template) as Template;
+      vpcStderr = packaged.stderr;
+    }, 240_000);
+
+    it('puts every function that calls the Kubernetes API in the VPC, and no other', () => {
+      // Prepare: Kubernetes-facing = its role may look the cluster up (eks:DescribeCluster)
+      const functions = functionsOf(vpc);
+      const inVpc = functions.filter(({ fn }) => fn.Properties.VpcConfig !== undefined).map(({ key }) => key);
+      const kubernetesFacing = functions
+        .filter(({ actions }) => actions.includes('eks:DescribeCluster'))
+        .map(({ key }) => key);
+
+      // Assess
+      expect(inVpc).toEqual(kubernetesFacing);
+      expect(inVpc).toEqual(
+        expect.arrayContaining([
+          'preflight',
+          'driftDetector',
+          'calibrationDeploy',
+          'calibrationMeasureStep',
+          'calibrationCleanup',
+          'calibrationCleanupEndedExecution',
+          'calibrationSweepLeases',
+          'calibrationRollback',
+        ]),
+      );
+      for (const outside of ['metricsCollector', 'alertEvaluator', 'slackNotifier', 'calibrationAnalyze'])
+        expect(inVpc).not.toContain(outside);
+      for (const { key, fn } of functions.filter(({ key }) => inVpc.includes(key)))
+        expect([key, fn.Properties.VpcConfig]).toEqual([
+          key,
+          { SubnetIds: SUBNETS, SecurityGroupIds: SECURITY_GROUPS },
+        ]);
+      // Two subnets: no single-zone warning.
+      expect(vpcStderr).not.toContain('warning');
+    });
+
+    it('gives exactly the in-VPC functions the five ENI actions, and still no wildcard action', () => {
+      for (const { key, fn, actions } of functionsOf(vpc)) {
+        const ec2 = actions.filter((action) => action.startsWith('ec2:')).sort();
+        expect([key, ec2]).toEqual([key, fn.Properties.VpcConfig === undefined ? [] : ENI_ACTIONS]);
+      }
+      // Create/Delete/Assign/Unassign on this account's EC2 resources in this region; only Describe on "*".
+      const manage = vpc
+        .roleStatements('PreflightRole')
+        .find((statement) => asArray(statement.Action).includes('ec2:CreateNetworkInterface'));
+      expect(manage?.Resource).toEqual({ 'Fn::Sub': 'arn:${AWS::Partition}:ec2:${AWS::Region}:${AWS::AccountId}:*/*' });
+      expect(vpc.leastPrivilegeProblems()).toEqual([]);
+    });
+
+    it('without them, puts no function in a VPC and grants no ec2 action', () => {
+      expect(
+        functionsOf(templateView(() => template)).filter(({ fn }) => fn.Properties.VpcConfig !== undefined),
+      ).toEqual([]);
+      expect(
+        allStatements()
+          .flatMap(({ statement }) => asArray(statement.Action))
+          .filter((a) => a.startsWith('ec2:')),
+      ).toEqual([]);
+    });
+
+    it('refuses a bad subnet id at package time, naming the parameter, the value and what is accepted', async () => {
+      // Act
+      const outcome = packageStackWithOutput('package-bad-vpc', [
+        'vpc.subnetIds=subnet-0a1b2c3d4e5f67890,subnet-12345',
+        `vpc.securityGroupIds=${SECURITY_GROUPS.join(',')}`,
+      ]);
+
+      // Assess
+      await expect(outcome).rejects.toMatchObject({
+        stderr: expect.stringContaining(
+          'vpc.subnetIds[1]: "subnet-12345" is not a subnet id; accepted: subnet- and 8 or 17 hex digits',
+        ),
+      });
+    }, 240_000);
+  });
 });
 
 describe('Function: buildStack', () => {
@@ -1005,6 +1124,41 @@ describe('Function: buildStack', () => {
     },
     { name: 'an unknown alerting engine', change: { alerting: { engine: 'prometheus' } }, path: 'alerting.engine' },
     {
+      name: 'a security group id of 7 hex digits',
+      change: { vpc: { subnetIds: 'subnet-12345678,subnet-87654321', securityGroupIds: 'sg-1234567' } },
+      path: 'vpc.securityGroupIds[0]',
+    },
+    {
+      name: 'a subnet given twice',
+      change: { vpc: { subnetIds: 'subnet-12345678, subnet-12345678', securityGroupIds: 'sg-12345678' } },
+      path: 'vpc.subnetIds[1]',
+    },
+    {
+      name: 'subnets without security groups',
+      change: { vpc: { subnetIds: 'subnet-12345678,subnet-87654321', securityGroupIds: '' } },
+      path: 'vpc.securityGroupIds',
+    },
+    {
+      name: 'security groups without subnets',
+      change: { vpc: { subnetIds: '', securityGroupIds: 'sg-12345678' } },
+      path: 'vpc.subnetIds',
+    },
+    {
+      name: 'six security groups (Lambda takes five)',
+      change: {
+        vpc: {
+          subnetIds: 'subnet-12345678',
+          securityGroupIds: 'sg-00000001,sg-00000002,sg-00000003,sg-00000004,sg-00000005,sg-00000006',
+        },
+      },
+      path: 'vpc.securityGroupIds',
+    },
+    {
+      name: 'subnets that are neither a list nor JSON',
+      change: { vpc: { subnetIds: '["subnet-12345678"', securityGroupIds: 'sg-12345678' } },
+      path: 'vpc.subnetIds',
+    },
+    {
       // Fine for the Lambda engine; AMP's Alertmanager takes 60 s to 5 days: refused at package time, not on deploy.
       name: 'a repeat interval AMP cannot take',
       change: {
@@ -1026,6 +1180,66 @@ describe('Function: buildStack', () => {
     // Assess
     expect(thrown).toBeInstanceOf(StackSettingsInvalidError);
     expect((thrown as StackSettingsInvalidError).issues.map((issue) => issue.path)).toContain(path);
+  });
+});
+
+describe('Function: buildStack with the vpc.* parameters', () => {
+  const valid = {
+    service: 'vllm-eks-pilot',
+    stage: 'prod',
+    targets: '[{"name":"a","cluster":"c","namespace":"d","deployment":"v","model":"m"}]',
+    ampWorkspaceId: 'ws-b226cc2a-a446-46a9-933a-ac50479a5568',
+    ampRegion: 'us-east-2',
+    slackWebhookSecretArn: 'arn:aws:secretsmanager:us-east-2:123456789012:secret:slack-AbCdEf',
+    cloudWatchNamespace: 'vLLM/EKSPilot',
+  };
+
+  it.each([
+    { form: 'comma-separated', subnetIds: 'subnet-0a1b2c3d4e5f67890,subnet-12345678', securityGroupIds: 'sg-12345678' },
+    {
+      form: 'JSON arrays',
+      subnetIds: '["subnet-0a1b2c3d4e5f67890","subnet-12345678"]',
+      securityGroupIds: '["sg-12345678"]',
+    },
+    {
+      form: 'YAML lists',
+      subnetIds: ['subnet-0a1b2c3d4e5f67890', 'subnet-12345678'],
+      securityGroupIds: ['sg-12345678'],
+    },
+  ])('reads $form, and gives only the Kubernetes-facing functions a vpc', ({ subnetIds, securityGroupIds }) => {
+    // Act
+    const stack = buildStack({ ...valid, vpc: { subnetIds, securityGroupIds } });
+
+    // Assess
+    const expected = { subnetIds: ['subnet-0a1b2c3d4e5f67890', 'subnet-12345678'], securityGroupIds: ['sg-12345678'] };
+    expect(stack.vpc).toEqual({
+      metricsCollector: false,
+      alertEvaluator: false,
+      slackNotifier: false,
+      preflight: expected,
+      driftDetector: expected,
+    });
+    expect(stack.calibrationFunctions[calibrationFunctionKey('deploy')]?.vpc).toEqual(expected);
+    expect(stack.calibrationFunctions[calibrationFunctionKey('analyze')]).not.toHaveProperty('vpc');
+    expect(stack.settings.warnings).toEqual([]);
+  });
+
+  it('accepts one subnet, as Lambda does, with a warning that it is one Availability Zone', () => {
+    // Act
+    const stack = buildStack({ ...valid, vpc: { subnetIds: 'subnet-12345678', securityGroupIds: 'sg-12345678' } });
+
+    // Assess
+    expect(stack.vpc.preflight).toEqual({ subnetIds: ['subnet-12345678'], securityGroupIds: ['sg-12345678'] });
+    expect(stack.settings.warnings).toEqual([expect.stringContaining('one Availability Zone')]);
+  });
+
+  it('puts nothing in a VPC when both parameters are empty (the default)', () => {
+    // Act
+    const stack = buildStack({ ...valid, vpc: { subnetIds: '', securityGroupIds: '' } });
+
+    // Assess
+    expect(Object.values(stack.vpc)).toEqual([false, false, false, false, false]);
+    expect(Object.values(stack.calibrationFunctions).filter((fn) => 'vpc' in fn)).toEqual([]);
   });
 });
 

@@ -13,6 +13,7 @@ import { type Clock, systemClock } from '../../shared/clock/index.js';
 import { type ClusterClient } from '../../shared/kube/index.js';
 import { ClusterConnections, lazyClusterClient } from '../../shared/kube/connection/index.js';
 import { HttpAlertRulesSource, HttpMetricsSource } from '../../shared/metrics/index.js';
+import { nameEndpointOnNoAnswer } from '../../shared/network/index.js';
 import {
   ALERTING_ENGINES,
   type AmpRuleGroupsSource,
@@ -50,6 +51,8 @@ const TARGET_CONCURRENCY = 4;
 const DEADLINE_MARGIN_MS = 10_000;
 /** Per attempt; a run takes seconds, well inside its timeout. */
 const AWS_REQUEST_TIMEOUT_MS = 10_000;
+/** A connection to an AWS endpoint takes well under a second; a dropped SYN (no VPC endpoint) fails after this. */
+const AWS_CONNECT_TIMEOUT_MS = 3_000;
 const MAX_LOGGED_PROBLEMS = 11;
 
 /** Runs the eleven checks for one target (runPreflight against EKS, AMP and DynamoDB in AWS; anything in tests). */
@@ -151,14 +154,27 @@ export function depsFromEnvironment(
   clock: Clock = systemClock,
 ): PreflightDeps {
   const config = loadPreflightConfig(env);
-  const requestHandler = { connectionTimeout: 3_000, requestTimeout: AWS_REQUEST_TIMEOUT_MS };
+  // Bounded waits, so that an endpoint a VPC cannot reach fails its checks in seconds, naming it, not at Lambda's
+  // timeout: 3 s to connect, and the request timeout thrown (the SDK's handler only logs a warning without
+  // throwOnRequestTimeout). Each client names the host that did not answer (nameEndpointOnNoAnswer).
+  const requestHandler = {
+    connectionTimeout: AWS_CONNECT_TIMEOUT_MS,
+    requestTimeout: AWS_REQUEST_TIMEOUT_MS,
+    throwOnRequestTimeout: true,
+  };
   const endpoint = (url: string | undefined) => (url === undefined ? {} : { endpoint: url });
   // One workspace holds every target's series and rules, so one source of each serves them all.
   const metrics = new HttpMetricsSource({ endpoint: config.ampWorkspaceUrl, region: config.ampRegion });
   const rules = new HttpAlertRulesSource({ endpoint: config.ampWorkspaceUrl, region: config.ampRegion });
-  const dynamo = new DynamoDBClient({ region: config.region, requestHandler, ...endpoint(config.dynamoDbEndpoint) });
+  const dynamo = nameEndpointOnNoAnswer(
+    new DynamoDBClient({ region: config.region, requestHandler, ...endpoint(config.dynamoDbEndpoint) }),
+    clock,
+  );
   const history = new DynamoDbHistoryStore({ client: dynamo, tableName: config.historyTable });
-  const sns = new SNSClient({ region: config.region, requestHandler, ...endpoint(config.snsEndpoint) });
+  const sns = nameEndpointOnNoAnswer(
+    new SNSClient({ region: config.region, requestHandler, ...endpoint(config.snsEndpoint) }),
+    clock,
+  );
   // One connection per cluster for the life of the container, made on first use: a cluster that cannot be reached
   // then fails only the checks that read it, each naming the error, while the AMP checks still run.
   const connections = new ClusterConnections({
@@ -173,7 +189,7 @@ export function depsFromEnvironment(
       ? config.alertStateTable === undefined
         ? {}
         : { heartbeat: new DynamoDbHeartbeatStore({ client: dynamo, tableName: config.alertStateTable }) }
-      : { ampRuleGroups: ampRuleGroupsSource(config, requestHandler) };
+      : { ampRuleGroups: ampRuleGroupsSource(config, requestHandler, clock) };
   logger.info('configuration loaded', {
     targets: config.targets.map((t) => t.name),
     ampWorkspaceUrl: config.ampWorkspaceUrl,
@@ -219,15 +235,19 @@ export function depsFromEnvironment(
 /** AMP's rule groups namespaces through @aws-sdk/client-amp (the AMP engine's check 5), for the stack's workspace. */
 function ampRuleGroupsSource(
   config: PreflightConfig,
-  requestHandler: { connectionTimeout: number; requestTimeout: number },
+  requestHandler: { connectionTimeout: number; requestTimeout: number; throwOnRequestTimeout: boolean },
+  clock: Clock,
 ): AmpRuleGroupsSource {
   const workspaceId = /\/workspaces\/(ws-[^/]+)/.exec(config.ampWorkspaceUrl)?.[1] ?? '';
   const controlPlane = new ClientAmpControlPlane({
-    client: new AmpClient({
-      region: config.ampRegion,
-      requestHandler,
-      ...(config.ampControlPlaneEndpoint === undefined ? {} : { endpoint: config.ampControlPlaneEndpoint }),
-    }),
+    client: nameEndpointOnNoAnswer(
+      new AmpClient({
+        region: config.ampRegion,
+        requestHandler,
+        ...(config.ampControlPlaneEndpoint === undefined ? {} : { endpoint: config.ampControlPlaneEndpoint }),
+      }),
+      clock,
+    ),
     workspaceId,
   });
   return {

@@ -19,7 +19,8 @@ export interface IamStatement {
 interface Capability {
   /** Why a function holds it, in one line. */
   why: string;
-  statement: (settings: StackSettings) => IamStatement;
+  /** One statement, or several when the actions take different resources. */
+  statement: (settings: StackSettings) => IamStatement | readonly IamStatement[];
 }
 
 const sub = (text: string): CfnValue => ({ 'Fn::Sub': text });
@@ -236,6 +237,36 @@ export const CAPABILITIES = {
       Resource: { Ref: LOGICAL_IDS.stateMachine },
     }),
   },
+  vpcNetworkInterfaces: {
+    why:
+      "Lambda creates, describes and deletes the function's network interfaces in the stage's subnets with the " +
+      'function role (only with the vpc.* stage parameters, only for the functions that call the Kubernetes API)',
+    // The actions the Lambda developer guide lists ("Giving Lambda functions access to resources in an Amazon VPC",
+    // execution role permissions), the ENI actions of the AWS managed policy AWSLambdaVPCAccessExecutionRole, without
+    // its logs:* (WriteOwnLogs covers the function's own log group). Version 3 of that policy (2024) also has
+    // ec2:DescribeSubnets, which the guide does not require. No resource type narrows DescribeNetworkInterfaces
+    // ("only works if it's allowed on all resources"); the others take this account's EC2 resources in this
+    // region, the form the guide gives for DeleteNetworkInterface.
+    statement: () => [
+      {
+        Sid: 'ManageLambdaNetworkInterfaces',
+        Effect: 'Allow',
+        Action: [
+          'ec2:CreateNetworkInterface',
+          'ec2:DeleteNetworkInterface',
+          'ec2:AssignPrivateIpAddresses',
+          'ec2:UnassignPrivateIpAddresses',
+        ],
+        Resource: sub(`arn:\${AWS::Partition}:ec2:\${AWS::Region}:\${AWS::AccountId}:*/*`),
+      },
+      {
+        Sid: 'DescribeLambdaNetworkInterfaces',
+        Effect: 'Allow',
+        Action: ['ec2:DescribeNetworkInterfaces'],
+        Resource: '*',
+      },
+    ],
+  },
   slackDeadLetter: {
     why: 'keep an alert Slack refused (the on-failure destination sends with the function role)',
     statement: () => ({
@@ -313,6 +344,28 @@ export function calibrationStateMachineName(settings: Pick<StackSettings, 'servi
   return `${settings.service}-${settings.stage}-calibration`;
 }
 
+/**
+ * The functions that call the Kubernetes API: those that look the cluster up (eks:DescribeCluster gives the client
+ * its endpoint). With the vpc.* stage parameters they, and only they, run in the VPC.
+ */
+export function callsKubernetes(capabilities: readonly CapabilityName[]): boolean {
+  return capabilities.includes('eksDescribeCluster');
+}
+
+/**
+ * A function's capabilities in this stage: its own, plus the network interfaces when it runs in the VPC. The other
+ * functions stay outside: they reach AMP, SNS, DynamoDB, CloudWatch, S3, Secrets Manager and SQS over public
+ * endpoints and need no ENI; in a VPC they would need a NAT gateway or an endpoint per service for nothing.
+ */
+export function stageCapabilities(
+  settings: Pick<StackSettings, 'vpc'>,
+  capabilities: readonly CapabilityName[],
+): readonly CapabilityName[] {
+  return settings.vpc !== undefined && callsKubernetes(capabilities)
+    ? [...capabilities, 'vpcNetworkInterfaces']
+    : capabilities;
+}
+
 /** A Lambda function's role: assumed by Lambda only, writing its own log group, plus its capabilities. */
 export function lambdaRole(
   settings: StackSettings,
@@ -327,7 +380,7 @@ export function lambdaRole(
       // The log group's Arn attribute ends in ":*", which covers its log streams.
       Resource: arn(logGroupLogicalId),
     },
-    ...capabilities.map((name) => CAPABILITIES[name].statement(settings)),
+    ...stageCapabilities(settings, capabilities).flatMap((name) => CAPABILITIES[name].statement(settings)),
   ];
   return role({ Service: 'lambda.amazonaws.com' }, statements);
 }

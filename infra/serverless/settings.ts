@@ -12,6 +12,7 @@ import { ALERTING_ENGINES, type AlertingEngine, parsePreflightSettings } from '.
 import { parsePreflightTargets } from '../../functions/preflight/config.js';
 import { parseDriftTargets } from '../../functions/drift-detector/config.js';
 import { StackSettingsInvalidError, type StackSettingsIssue } from './errors.js';
+import { parseVpcSettings, type VpcSettings } from './vpc.js';
 
 /** What the stack is built from: the stage parameters, checked, with each function's view of the targets. */
 export interface StackSettings {
@@ -35,6 +36,13 @@ export interface StackSettings {
    * schedule (the default); or `amp`, AMP's own ruler and Alertmanager, kept in step by the alert-installer.
    */
   alertingEngine: AlertingEngine;
+  /**
+   * The stage parameters `vpc.subnetIds` and `vpc.securityGroupIds`: where the functions that call the Kubernetes
+   * API run (a private cluster endpoint); undefined = no VPC anywhere (vpc.ts).
+   */
+  vpc?: VpcSettings;
+  /** Advice on parameters that are accepted but risky (one subnet): printed by `osls package`, never fatal. */
+  warnings: string[];
 }
 
 const ENGINES = Object.values(ALERTING_ENGINES);
@@ -105,6 +113,9 @@ const inputSchema = z.strictObject({
       }),
     })
     .optional(),
+  // serverless.yml passes `vpc.subnetIds` and `vpc.securityGroupIds` as `vpc: { subnetIds, securityGroupIds }`;
+  // checked by parseVpcSettings (vpc.ts), so its issues read `vpc.subnetIds[1]`.
+  vpc: z.unknown().optional(),
 });
 
 /** Parses the stage parameters; throws StackSettingsInvalidError naming every bad parameter at once. */
@@ -116,6 +127,7 @@ export function parseStackSettings(input: unknown): StackSettings {
     );
   const vars = parsed.data;
   const issues: StackSettingsIssue[] = [];
+  const warnings: string[] = [];
 
   const namespace = namespaceProblem(vars.cloudWatchNamespace);
   if (namespace !== undefined) issues.push({ path: 'cloudWatchNamespace', message: namespace });
@@ -131,6 +143,8 @@ export function parseStackSettings(input: unknown): StackSettings {
       issues.push({ path: 'preflightSettings', message: (error as Error).message });
     }
 
+  const vpc = parseVpcSettings(vars.vpc, issues, warnings);
+
   if (issues.length > 0 || targets === undefined) throw new StackSettingsInvalidError(issues);
   return {
     service: vars.service,
@@ -144,6 +158,8 @@ export function parseStackSettings(input: unknown): StackSettings {
     cloudWatchNamespace: vars.cloudWatchNamespace,
     ...(preflightSettings === undefined ? {} : { preflightSettings }),
     alertingEngine: vars.alerting?.engine ?? ALERTING_ENGINES.lambda,
+    ...(vpc === undefined ? {} : { vpc }),
+    warnings,
   };
 }
 

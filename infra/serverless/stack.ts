@@ -21,6 +21,7 @@ import {
   LOGICAL_IDS,
   logGroupLogicalId,
   MAIN_FUNCTIONS,
+  type MainFunctionKey,
   roleLogicalId,
   type CfnValue,
 } from './names.js';
@@ -28,6 +29,7 @@ import {
   ALERT_INSTALLER_CAPABILITIES,
   CALIBRATION_CAPABILITIES,
   CALIBRATION_EXTRA_CAPABILITIES,
+  callsKubernetes,
   FUNCTION_CAPABILITIES,
   lambdaRole,
   stateMachineRole,
@@ -61,6 +63,29 @@ export interface BuiltStack {
   /** PREFLIGHT_SETTINGS: the JSON, or "" for the checks' defaults (the function reads "" as unset). */
   preflightSettings: string;
   stateMachineRoleArn: CfnValue;
+  /**
+   * The `vpc` of each function written out in serverless.yml: the stage's subnets and security groups for a function
+   * that calls the Kubernetes API when the vpc.* parameters are set, else `false` (osls then writes no VpcConfig).
+   */
+  vpc: Record<MainFunctionKey, FunctionVpc | false>;
+}
+
+/** A function's `vpc` as osls takes it (its VpcConfig). */
+export interface FunctionVpc {
+  subnetIds: string[];
+  securityGroupIds: string[];
+}
+
+/**
+ * Where a function runs: in the stage's VPC when it calls the Kubernetes API (a private endpoint is reachable only
+ * from there) and the vpc.* parameters are set; outside any VPC otherwise (permissions.ts stageCapabilities says why).
+ */
+export function functionVpc(
+  settings: Pick<StackSettings, 'vpc'>,
+  capabilities: readonly CapabilityName[],
+): FunctionVpc | undefined {
+  if (settings.vpc === undefined || !callsKubernetes(capabilities)) return undefined;
+  return { subnetIds: [...settings.vpc.subnetIds], securityGroupIds: [...settings.vpc.securityGroupIds] };
 }
 
 /** Builds the generated part of the stack from the `custom.stack` block of serverless.yml. */
@@ -103,6 +128,9 @@ export function buildStack(input: unknown): BuiltStack {
     targets: settings.targets,
     preflightSettings: settings.preflightSettings ?? '',
     stateMachineRoleArn: { 'Fn::GetAtt': [LOGICAL_IDS.stateMachineRole, 'Arn'] },
+    vpc: Object.fromEntries(
+      MAIN_FUNCTIONS.map((key) => [key, functionVpc(settings, FUNCTION_CAPABILITIES[key]) ?? false]),
+    ) as BuiltStack['vpc'],
   };
 
   function outputs(): Record<string, unknown> {
@@ -279,6 +307,12 @@ export function buildStack(input: unknown): BuiltStack {
     };
   }
 
+  /** `vpc` for a function with these capabilities, or nothing (no key at all: osls writes no VpcConfig). */
+  function inVpc(capabilities: readonly CapabilityName[]): { vpc?: FunctionVpc } {
+    const vpc = functionVpc(settings, capabilities);
+    return vpc === undefined ? {} : { vpc };
+  }
+
   function calibrationFunctions(): Record<string, Record<string, unknown>> {
     const environment = {
       REPORT_BUCKET: { Ref: LOGICAL_IDS.reportBucket },
@@ -293,6 +327,7 @@ export function buildStack(input: unknown): BuiltStack {
           description: `vLLM calibration task ${task} (state machine ${LOGICAL_IDS.stateMachine})`,
           role: roleLogicalId(key),
           ...CALIBRATION_FUNCTION_DEFAULTS,
+          ...inVpc(CALIBRATION_CAPABILITIES[task]),
           environment: CALIBRATION_CAPABILITIES[task].some((c) => c === 'silencesPut' || c === 'silencesDelete')
             ? { ...environment, ALERT_SILENCES_TABLE: { Ref: LOGICAL_IDS.silencesTable } }
             : environment,
@@ -306,6 +341,7 @@ export function buildStack(input: unknown): BuiltStack {
       description: 'Releases the target of a calibration execution that ended ABORTED, TIMED_OUT or FAILED',
       role: roleLogicalId(calibrationFunctionKey('cleanupEndedExecution')),
       ...CALIBRATION_FUNCTION_DEFAULTS,
+      ...inVpc(CALIBRATION_EXTRA_CAPABILITIES.cleanupEndedExecution),
       environment: withSilences,
       events: [
         {
@@ -328,6 +364,7 @@ export function buildStack(input: unknown): BuiltStack {
       description: 'Releases calibration targets whose execution ended without its cleanup, or whose lease expired',
       role: roleLogicalId(calibrationFunctionKey('sweepLeases')),
       ...CALIBRATION_FUNCTION_DEFAULTS,
+      ...inVpc(CALIBRATION_EXTRA_CAPABILITIES.sweepLeases),
       environment: { ...withSilences, TARGETS: settings.targets.metricsCollector },
       events: [{ schedule: LEASE_SWEEP_SCHEDULE }],
     };
@@ -337,6 +374,7 @@ export function buildStack(input: unknown): BuiltStack {
       description: "Restores a target's ScaledObject thresholds from its calibration history",
       role: roleLogicalId(calibrationFunctionKey('rollback')),
       ...CALIBRATION_FUNCTION_DEFAULTS,
+      ...inVpc(CALIBRATION_EXTRA_CAPABILITIES.rollback),
       environment,
     };
     return Object.fromEntries<Record<string, unknown>>([

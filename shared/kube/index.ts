@@ -4,6 +4,7 @@
  */
 export {
   K6MetricsInvalidError,
+  KubeClusterLookupError,
   KubeClusterNotFoundError,
   KubeConflictError,
   KubeError,

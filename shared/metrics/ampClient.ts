@@ -246,7 +246,7 @@ export class PrometheusApiTransport {
     } catch (error) {
       if (error instanceof MetricsRedirectRefusedError || error instanceof MetricsResponseTooLargeError) throw error;
       if (signal?.aborted === true) throw new MetricsAbortedError({ query, cause: signal.reason });
-      if (timeout.aborted) throw new MetricsTimeoutError(this.#timeoutMs, { query, cause: error });
+      if (timeout.aborted) throw new MetricsTimeoutError(this.#timeoutMs, { query, cause: error, url: redactUrl(url) });
       throw new MetricsNetworkError(redactUrl(url), { query, cause: error });
     }
 

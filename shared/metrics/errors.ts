@@ -146,11 +146,18 @@ export class MetricsNetworkError extends MetricsError {
 /** No answer within the per-attempt timeout. Retryable (the next attempt may land on a healthy node). */
 export class MetricsTimeoutError extends MetricsError {
   readonly timeoutMs: number;
+  /** The URL asked (its query string left out), when known: the endpoint a VPC may lack. */
+  readonly url: string | undefined;
 
-  constructor(timeoutMs: number, options: MetricsErrorOptions = {}) {
-    super(`no answer from Prometheus within ${timeoutMs} ms`, true, options);
+  constructor(timeoutMs: number, options: MetricsErrorOptions & { url?: string } = {}) {
+    super(
+      `no answer from Prometheus within ${timeoutMs} ms${options.url === undefined ? '' : ` (${options.url})`}`,
+      true,
+      options,
+    );
     this.name = 'MetricsTimeoutError';
     this.timeoutMs = timeoutMs;
+    this.url = options.url;
   }
 }
 

@@ -16,6 +16,7 @@ export {
 } from './answerGuard.js';
 export { CATALOG, catalogEntry, type CatalogBuildOptions } from './catalog.js';
 export {
+  MetricsAbortedError,
   MetricsError,
   MetricsHttpError,
   MetricsMissingLabelError,
@@ -24,6 +25,7 @@ export {
   MetricsNonFiniteValueError,
   MetricsRedirectRefusedError,
   MetricsResponseTooLargeError,
+  MetricsTimeoutError,
   MetricsTooManySeriesError,
   MetricsValueOutOfDomainError,
   PromqlInvalidArgumentError,

@@ -9,7 +9,10 @@ function stack({ resolveConfigurationProperty }) {
   built ??= (async () => {
     const { tsImport } = await import('tsx/esm/api');
     const { buildStack } = await tsImport('../stack.ts', __filename);
-    return buildStack(await resolveConfigurationProperty(['custom', 'stack']));
+    const result = buildStack(await resolveConfigurationProperty(['custom', 'stack']));
+    // Accepted but risky parameters (one subnet): said once, packaging goes on.
+    for (const warning of result.settings.warnings) process.stderr.write(`vllm-eks-pilot: warning: ${warning}\n`);
+    return result;
   })().catch((error) => {
     // Bad stage parameters: one line naming each, printed once, then exit. Thrown, osls would print the error with
     // its stack for every `${file(...)}` that reads this file.
@@ -36,4 +39,5 @@ module.exports = {
   targets: piece('targets'),
   preflightSettings: piece('preflightSettings'),
   stateMachineRoleArn: piece('stateMachineRoleArn'),
+  vpc: piece('vpc'),
 };

@@ -6,6 +6,8 @@
  */
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
+import type { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { SecurityAuthentication } from '@kubernetes/client-node/dist/gen/auth/auth.js';
 import { createConfiguration, type Configuration } from '@kubernetes/client-node/dist/gen/configuration.js';
@@ -32,7 +34,16 @@ export interface BearerTokenClusterOptions {
   token: () => Promise<string>;
   /** Default `default`. */
   defaultNamespace?: string;
+  /** How long a connection (TCP and, over https, the TLS handshake) may take. Default CONNECT_TIMEOUT_MS. */
+  connectTimeoutMs?: number;
 }
+
+/**
+ * Node waits for a TCP connection as long as the kernel retries its SYN (about two minutes on Linux), longer than the
+ * functions' timeouts: an API endpoint whose security group drops the packets would fail only at Lambda's deadline,
+ * naming nothing. A connection to an EKS endpoint takes well under a second; five leave room for a slow day.
+ */
+export const CONNECT_TIMEOUT_MS = 5_000;
 
 /**
  * A connection that sends `Authorization: Bearer <token()>` on every request and trusts the cluster CA over https
@@ -44,9 +55,12 @@ export interface BearerTokenClusterOptions {
 export function bearerTokenConnection(options: BearerTokenClusterOptions): ClientNodeConnection {
   const { server, token } = options;
   const caData = options.certificateAuthorityData ?? '';
-  const agent = server.startsWith('http:')
-    ? new HttpAgent()
-    : new HttpsAgent(caData === '' ? {} : { ca: Buffer.from(caData, 'base64') });
+  const agent = withConnectTimeout(
+    server.startsWith('http:')
+      ? new HttpAgent()
+      : new HttpsAgent(caData === '' ? {} : { ca: Buffer.from(caData, 'base64') }),
+    options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+  );
   const auth: SecurityAuthentication = {
     getName: () => 'BearerToken',
     async applySecurityAuthentication(context: RequestContext): Promise<void> {
@@ -61,6 +75,39 @@ export function bearerTokenConnection(options: BearerTokenClusterOptions): Clien
     }),
     defaultNamespace: options.defaultNamespace ?? DEFAULT_NAMESPACE,
   };
+}
+
+/**
+ * Destroys a socket that is not connected (over https: handshaken) within `timeoutMs`, with an ETIMEDOUT error that
+ * names the host and the wait; node-fetch then rejects with it (FetchError, code ETIMEDOUT) and toKubeError makes it a
+ * KubeUnavailableError. Only the connection is bounded: an answer may take as long as the request needs.
+ */
+function withConnectTimeout<A extends HttpAgent>(agent: A, timeoutMs: number): A {
+  const create = (
+    agent as unknown as { createConnection: (options: ConnectOptions, callback?: unknown) => Socket }
+  ).createConnection.bind(agent);
+  Object.assign(agent, {
+    createConnection(options: ConnectOptions, callback?: unknown): Socket {
+      const socket = create(options, callback);
+      const host = `${options.host ?? 'localhost'}:${options.port ?? ''}`;
+      const timer = setTimeout(() => {
+        socket.destroy(
+          Object.assign(new Error(`connect ETIMEDOUT ${host}: no connection within ${timeoutMs} ms`), {
+            code: 'ETIMEDOUT',
+          }),
+        );
+      }, timeoutMs);
+      socket.once(socket instanceof TLSSocket ? 'secureConnect' : 'connect', () => clearTimeout(timer));
+      socket.once('close', () => clearTimeout(timer));
+      return socket;
+    },
+  });
+  return agent;
+}
+
+interface ConnectOptions {
+  host?: string;
+  port?: number | string;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { EKSClient } from '@aws-sdk/client-eks';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import type { Clock } from '../../clock/index.js';
+import { type Clock, systemClock } from '../../clock/index.js';
+import { nameEndpointOnNoAnswer } from '../../network/index.js';
 import { connectToEks } from './connectToEks.js';
 import type { ClusterClient } from '../types.js';
 
@@ -45,12 +46,16 @@ export class ClusterConnections {
   #eksClient(region: string): EKSClient {
     let client = this.#eks.get(region);
     if (client === undefined) {
-      client = new EKSClient({
-        region,
-        ...(this.#options.eksEndpoint === undefined ? {} : { endpoint: this.#options.eksEndpoint }),
-        ...(this.#options.credentials === undefined ? {} : { credentials: this.#options.credentials }),
-        ...(this.#options.requestHandler === undefined ? {} : { requestHandler: this.#options.requestHandler }),
-      });
+      // A DescribeCluster that gets no answer names the EKS host and the wait (a VPC without the eks endpoint).
+      client = nameEndpointOnNoAnswer(
+        new EKSClient({
+          region,
+          ...(this.#options.eksEndpoint === undefined ? {} : { endpoint: this.#options.eksEndpoint }),
+          ...(this.#options.credentials === undefined ? {} : { credentials: this.#options.credentials }),
+          ...(this.#options.requestHandler === undefined ? {} : { requestHandler: this.#options.requestHandler }),
+        }),
+        this.#options.clock ?? systemClock,
+      );
       this.#eks.set(region, client);
     }
     return client;
@@ -64,8 +69,8 @@ export interface EksConnectionOptions {
   credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider;
   /** Signing time of the tokens; default: the system clock. */
   clock?: Clock;
-  /** Connection and request timeouts of the EKS client. */
-  requestHandler?: { connectionTimeout?: number; requestTimeout?: number };
+  /** Connection and request timeouts of the EKS client (`throwOnRequestTimeout`: a late answer is an error). */
+  requestHandler?: { connectionTimeout?: number; requestTimeout?: number; throwOnRequestTimeout?: boolean };
 }
 
 /**

@@ -6,3 +6,4 @@ export { KubeClusterClient } from './KubeClusterClient.js';
 export { ClusterConnections, lazyClusterClient } from './clusterConnections.js';
 export { connectToEks } from './connectToEks.js';
 export { parseEksToken } from './eksToken.js';
+export { toKubeError } from './toKubeError.js';

@@ -1,4 +1,5 @@
 import { PREFLIGHT_CHECKS } from './registry.js';
+import { unansweredOutcome } from '../unanswered.js';
 import {
   CHECK_STATUSES,
   type CheckResult,
@@ -11,6 +12,7 @@ import {
 /**
  * Runs every check against one target, concurrently, and sums up. A check that throws does not stop the others: it
  * becomes `fail` with "could not check: <ErrorName>: <message>", because a check that cannot look has not passed.
+ * When what it called never answered, the reason names the host, the wait and the fix instead (unanswered.ts).
  */
 export async function runPreflight(
   context: PreflightContext,
@@ -26,10 +28,20 @@ export async function runPreflight(
 
 async function runOne(check: PreflightCheck, context: PreflightContext): Promise<CheckResult> {
   const head = { id: check.id, item: check.item, title: check.title };
+  const started = context.clock.now();
   try {
     const outcome = await check.run(context);
     return { ...head, ...outcome };
   } catch (error) {
+    const unanswered = unansweredOutcome(error, context.clock.now() - started);
+    if (unanswered !== undefined)
+      return {
+        ...head,
+        status: CHECK_STATUSES.fail,
+        reason: `could not check: ${unanswered.reason}`,
+        evidence: [],
+        fix: unanswered.fix,
+      };
     const name = error instanceof Error ? error.name : 'Error';
     const message = error instanceof Error ? error.message : String(error);
     return {
