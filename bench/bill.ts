@@ -90,8 +90,10 @@ export interface FunctionRun {
   dynamoDbWrites: number;
   snsPublishes: number;
   querySamples: number;
-  /** Per run whatever the targets (the evaluator's heartbeat: one PutMetricData per cycle). */
+  /** Per run whatever the targets (the evaluator's heartbeat: one PutMetricData and one write per cycle). */
   fixedPutMetricData: number;
+  fixedDynamoDbReads: number;
+  fixedDynamoDbWrites: number;
 }
 
 /** What the bill is computed from: per-target figures measured on a twin of `podsPerTarget` Pods. */
@@ -138,8 +140,8 @@ export function monthlyBill(inputs: BillInputs, targets: number): MonthlyBill {
   const invocations = sum(runs);
   const gbSeconds = sum((f) => runs(f) * (f.memoryMb / 1024) * (f.fixedSeconds + f.secondsPerTarget * targets));
   const transitions = inputs.transitionsPerCalibration * inputs.calibrationsPerTargetPerMonth * targets;
-  const reads = sum((f) => runs(f) * f.dynamoDbReads * targets);
-  const writes = sum((f) => runs(f) * f.dynamoDbWrites * targets);
+  const reads = sum((f) => runs(f) * (f.dynamoDbReads * targets + f.fixedDynamoDbReads));
+  const writes = sum((f) => runs(f) * (f.dynamoDbWrites * targets + f.fixedDynamoDbWrites));
   const publishes = sum((f) => runs(f) * f.snsPublishes * targets);
   const samples = sum((f) => runs(f) * f.querySamples * targets);
 

@@ -313,6 +313,8 @@ describe('Function: monthlyBill', () => {
         snsPublishes: 0,
         querySamples: 1_000,
         fixedPutMetricData: 0,
+        fixedDynamoDbReads: 0,
+        fixedDynamoDbWrites: 0,
       },
       {
         name: 'preflight',
@@ -327,6 +329,8 @@ describe('Function: monthlyBill', () => {
         snsPublishes: 1,
         querySamples: 0,
         fixedPutMetricData: 0,
+        fixedDynamoDbReads: 0,
+        fixedDynamoDbWrites: 3,
       },
     ],
   };
@@ -370,6 +374,8 @@ describe('Function: monthlyBill', () => {
     expect(line(off, 'CloudWatch PutMetricData')).toMatchObject({ quantity: 0, usd: 0 });
     expect(line(off, 'Lambda requests')?.quantity).toBeCloseTo(365 / 12 / 7, 6);
     expect(line(off, 'DynamoDB reads')?.quantity).toBeCloseTo((2 * 20 * 365) / 12 / 7, 6);
+    // The weekly run's three writes whatever the targets: 3 x 4.35.
+    expect(line(off, 'DynamoDB writes')?.quantity).toBeCloseTo((3 * 365) / 12 / 7, 6);
   });
 });
 

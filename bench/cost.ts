@@ -218,8 +218,9 @@ export interface TwinCost {
   /** The collector with CHEAPER_SETTINGS.fewer's metrics. */
   collectorFewer: FunctionRunCost & PublishCost;
   evaluator: FunctionRunCost;
-  /** One evaluation cycle's DynamoDB, SNS and heartbeat requests. */
+  /** One evaluation cycle's DynamoDB, SNS and heartbeat requests with one target, and with two (what a target adds). */
   evaluatorAws: AwsRunCost;
+  evaluatorAwsTwoTargets: AwsRunCost;
   preflight: AwsRunCost;
   driftDetector: AwsRunCost;
   sweep: AwsRunCost;
@@ -303,7 +304,21 @@ export interface CostBenchResult {
 /** What one scheduled function does per run for one target, from the twin's figures (bench/bill.ts prices it). */
 export function functionRun(fn: StackFunction, cost: TwinCost, collector: TwinCost['collector']): FunctionRun {
   const deployed = { name: fn.name, schedule: fn.schedule, enabled: fn.enabled, memoryMb: fn.memoryMb };
-  const nothing = { dynamoDbReads: 0, dynamoDbWrites: 0, snsPublishes: 0, querySamples: 0, fixedPutMetricData: 0 };
+  const nothing = {
+    dynamoDbReads: 0,
+    dynamoDbWrites: 0,
+    snsPublishes: 0,
+    querySamples: 0,
+    fixedPutMetricData: 0,
+    fixedDynamoDbReads: 0,
+    fixedDynamoDbWrites: 0,
+  };
+  // What a second target adds to an evaluation cycle, and what a cycle does whatever the targets.
+  const one = cost.evaluatorAws;
+  const two = cost.evaluatorAwsTwoTargets;
+  const perTarget = (of: (r: AwsRunCost) => number) => Math.max(0, of(two) - of(one));
+  const fixed = (of: (r: AwsRunCost) => number) => Math.max(0, of(one) - perTarget(of));
+  const cycles = EVALUATOR_CYCLES_PER_RUN;
   const aws = (measured: AwsRunCost) => ({
     ...deployed,
     ...nothing,
@@ -329,12 +344,14 @@ export function functionRun(fn: StackFunction, cost: TwinCost, collector: TwinCo
       ...deployed,
       fixedSeconds: AWS_EVALUATOR_CADENCE.schedulePeriodSeconds - AWS_EVALUATOR_CADENCE.intervalSeconds,
       secondsPerTarget: cost.evaluator.medianRunMs / 1000,
-      putMetricData: 0,
-      fixedPutMetricData: cost.evaluatorAws.putMetricDataRequests * EVALUATOR_CYCLES_PER_RUN,
-      dynamoDbReads: cost.evaluatorAws.dynamoDbReads * EVALUATOR_CYCLES_PER_RUN,
-      dynamoDbWrites: cost.evaluatorAws.dynamoDbWrites * EVALUATOR_CYCLES_PER_RUN,
-      snsPublishes: cost.evaluatorAws.snsPublishes * EVALUATOR_CYCLES_PER_RUN,
-      querySamples: cost.evaluator.samples * EVALUATOR_CYCLES_PER_RUN,
+      putMetricData: perTarget((r) => r.putMetricDataRequests) * cycles,
+      fixedPutMetricData: fixed((r) => r.putMetricDataRequests) * cycles,
+      dynamoDbReads: perTarget((r) => r.dynamoDbReads) * cycles,
+      fixedDynamoDbReads: fixed((r) => r.dynamoDbReads) * cycles,
+      dynamoDbWrites: perTarget((r) => r.dynamoDbWrites) * cycles,
+      fixedDynamoDbWrites: fixed((r) => r.dynamoDbWrites) * cycles,
+      snsPublishes: one.snsPublishes * cycles,
+      querySamples: cost.evaluator.samples * cycles,
     }),
     preflight: () => aws(cost.preflight),
     driftDetector: () => aws(cost.driftDetector),
@@ -546,10 +563,16 @@ async function measureEvaluator(state: TwinState, runs: number): Promise<Functio
   });
 }
 
-/** One evaluation cycle of the real evaluator (the twin's cadence: one cycle per invocation): its AWS requests. */
-function measureEvaluatorAws(twin: Twin, runs: number): Promise<AwsRunCost> {
+/**
+ * One evaluation cycle of the real evaluator (the twin's cadence: one cycle per invocation): its AWS requests. With
+ * `targets` 2 the twin's target is listed twice under two names, so the difference is what one target adds.
+ */
+function measureEvaluatorAws(twin: Twin, runs: number, targets: 1 | 2 = 1): Promise<AwsRunCost> {
   return measureAws(twin, runs, async (endpoints) => {
-    const env = { ...alertEvaluatorEnvironment(twin.state), ...endpoints };
+    const base = alertEvaluatorEnvironment(twin.state);
+    const [target] = JSON.parse(base.TARGETS ?? '[]') as Array<{ name: string }>;
+    const listed = targets === 1 || target === undefined ? [target] : [target, { ...target, name: `${target.name}-2` }];
+    const env = { ...base, ...endpoints, TARGETS: JSON.stringify(listed) };
     const handler = createAlertEvaluator(alertEvaluatorDeps(env, functionLogger('alert-evaluator')));
     const summary = await handler(scheduledEvent(Date.now()), lambdaContext('alert-evaluator'));
     if (summary.totals.failedTargets > 0) throw new BenchError('the alert evaluator failed its target');
@@ -655,6 +678,7 @@ export async function benchCost(options: CostBenchOptions): Promise<CostBenchRes
         collectorFewer: await measureCollector(twin, runs, CHEAPER_SETTINGS.fewer['collector.metrics']),
         evaluator: await measureEvaluator(twin.state, runs),
         evaluatorAws: await measureEvaluatorAws(twin, runs),
+        evaluatorAwsTwoTargets: await measureEvaluatorAws(twin, runs, 2),
         preflight: await measurePreflight(twin, 1),
         driftDetector: await measureDriftDetector(twin, runs),
         sweep: await measureSweep(twin, runs),

@@ -440,7 +440,7 @@ function renderPricedCost(cost: CostBenchResult): string {
       'preflight ms',
       'drift ms',
       'sweep ms',
-      'DynamoDB r/w per cycle',
+      'evaluator DynamoDB r/w per cycle (1 / 2 targets)',
       'heartbeat series',
     ],
     cost.twins.map((t) => [
@@ -453,7 +453,7 @@ function renderPricedCost(cost: CostBenchResult): string {
       Math.round(t.preflight.medianRunMs),
       Math.round(t.driftDetector.medianRunMs),
       Math.round(t.sweep.medianRunMs),
-      `${t.evaluatorAws.dynamoDbReads}/${t.evaluatorAws.dynamoDbWrites}`,
+      `${t.evaluatorAws.dynamoDbReads}/${t.evaluatorAws.dynamoDbWrites} / ${t.evaluatorAwsTwoTargets.dynamoDbReads}/${t.evaluatorAwsTwoTargets.dynamoDbWrites}`,
       t.evaluatorAws.series,
     ]),
   );
@@ -477,7 +477,9 @@ function renderPricedCost(cost: CostBenchResult): string {
       'alert evaluator is billed 45 s of waits between its four cycles plus its last cycle.',
     `  Step Functions: ${cost.transitionsPerCalibration} transitions per calibration (the ASL path of a typical run, ` +
       'bench/cost.ts TYPICAL_CALIBRATION), 4 calibrations per target a month (assumed).',
-    '  DynamoDB: one request unit per read or write request (items under 1 KB; assumed). SNS: publishes while no ' +
+    "  DynamoDB: one request unit per read or write request (items under 1 KB; assumed); the evaluator's split into " +
+      'what a cycle does whatever the targets (its heartbeat) and what each target adds, from one and two targets; ' +
+      "the other functions' requests grow with targets (an upper bound). SNS: publishes while no " +
       'alert fires (a firing alert adds one publish per notification). AMP query samples: collector and evaluator ' +
       '(preflight, drift and sweep queries not measured). AMP ingestion: none; the product only reads AMP.',
     '',
