@@ -4,7 +4,8 @@ import { formatDurationSeconds } from '../shared/alerts/index.js';
 import { type AlertBenchResult, type AlertCycleCost, DETECTION_BUDGET_S } from './alerts.js';
 import type { BundleBenchResult } from './bundles.js';
 import type { CatalogBenchResult } from './catalogLatency.js';
-import type { CostBenchResult } from './cost.js';
+import type { CostBenchResult, PricedSetting } from './cost.js';
+import { FREE_TIERS, PRICES, type Price } from './prices.js';
 import type { EngineBenchResult } from './engineThroughput.js';
 import type { WhatIfBenchResult } from './whatif.js';
 
@@ -53,7 +54,7 @@ export function renderReport(results: BenchResults): string {
   if (catalog !== undefined) sections.push(renderCatalog(catalog));
   if (alerts !== undefined) sections.push(renderAlerts(alerts));
   if (bundles !== undefined) sections.push(renderBundles(bundles));
-  if (cost !== undefined) sections.push(renderMonthlyCost(cost));
+  if (cost !== undefined) sections.push(renderMonthlyCost(cost), renderPricedCost(cost));
   if (whatif !== undefined) sections.push(renderWhatIf(whatif));
   const bySection = Object.entries(results.sectionWallS ?? {}).map(([name, s]) => `${name} ${formatNumber(s)} s`);
   sections.push(
@@ -369,7 +370,123 @@ function renderMonthlyCost(cost: CostBenchResult): string {
       'notifier runs once per alert message, calibration on demand.',
     '  Query samples grow with targets x Pods (vLLM series per Pod, DCGM series per GPU) and with 1 / scrape interval ' +
       '(range windows hold more samples at a shorter interval); they are what scales with Pods.',
-    `  AMP free tier: ${count(cost.freeTierQuerySamples)} query samples a month; the price per billion beyond it ` +
-      'was not captured, so none is printed. Preflight queries (4.35 runs a month) are not measured here.',
+    `  AMP free tier: ${count(cost.freeTierQuerySamples)} query samples a month; the priced tables below use an ` +
+      'assumed price per billion beyond it. Preflight queries (4.35 runs a month) are not measured here.',
+  ].join('\n');
+}
+
+/** A Markdown table (pipes, a header rule): the priced tables go into docs/benchmarks.md as printed. */
+function markdownTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  return [header, header.map(() => '---'), ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
+}
+
+/** Dollars: cents below $100, whole dollars above; under a cent shown as such. */
+function usd(value: number): string {
+  if (value === 0) return '$0';
+  if (value < 0.01) return '< $0.01';
+  return value >= 100 ? `$${Math.round(value).toLocaleString('en-US')}` : `$${value.toFixed(2)}`;
+}
+
+/** A count for the priced tables: thousands separated, millions and billions in words, fractions kept short. */
+function quantity(n: number): string {
+  if (n >= 1e6) return count(n);
+  return n >= 100 ? Math.round(n).toLocaleString('en-US') : formatNumber(n);
+}
+
+const SETTING_TITLES: Record<PricedSetting['setting'], string> = {
+  default: 'the defaults (collector every minute, every catalog metric)',
+  fewer: 'fewer series and a longer interval',
+  off: 'no CloudWatch publishing (`collector.schedule: off`; dashboards and alarms read AMP)',
+};
+
+function renderPricedCost(cost: CostBenchResult): string {
+  const priceRows = (Object.entries(PRICES) as Array<[string, Price]>).map(([name, p]) => [
+    name,
+    `$${p.usd} per ${p.per.toLocaleString('en-US')} ${p.unit}`,
+    p.status,
+    p.source,
+  ]);
+  const sections = cost.priced.map((priced) => {
+    const [first] = priced.bills;
+    const header = ['item', ...priced.bills.map((b) => `${b.targets} target${b.targets === 1 ? '' : 's'}`)];
+    const rows = (first?.lines ?? []).map((line, index) => [
+      `${line.item} (${line.unit})`,
+      ...priced.bills.map((bill) => {
+        const at = bill.lines[index];
+        return at === undefined ? '' : `${quantity(at.quantity)}: ${usd(at.usd)}`;
+      }),
+    ]);
+    rows.push(['**total a month**', ...priced.bills.map((bill) => `**${usd(bill.totalUsd)}**`)]);
+    const params = Object.entries(priced.params)
+      .map(([k, v]) => `\`${k}: ${v === '' ? "''" : v}\``)
+      .join(', ');
+    const schedules = priced.functions
+      .map((f) => `${f.name} ${f.enabled ? f.schedule : 'off'} (${f.memoryMb} MB)`)
+      .join(', ');
+    return [
+      `Monthly cost with ${SETTING_TITLES[priced.setting]}${params === '' ? '' : `: ${params}`}; ` +
+        `${priced.inputs.podsPerTarget} Pods per target (the twin measured); schedules and memory from serverless.yml: ${schedules}.`,
+      markdownTable(header, rows),
+    ].join('\n');
+  });
+  const perTwin = table(
+    [
+      'twin (1 target)',
+      'CloudWatch series',
+      'PutMetricData',
+      'series (fewer)',
+      'collector ms',
+      'evaluator cycle ms',
+      'preflight ms',
+      'drift ms',
+      'sweep ms',
+      'evaluator DynamoDB r/w per cycle (1 / 2 targets)',
+      'heartbeat series',
+    ],
+    cost.twins.map((t) => [
+      `${t.pods} Pods`,
+      t.collector.series,
+      t.collector.putMetricDataRequests,
+      t.collectorFewer.series,
+      Math.round(t.collector.medianRunMs),
+      Math.round(t.evaluator.medianRunMs),
+      Math.round(t.preflight.medianRunMs),
+      Math.round(t.driftDetector.medianRunMs),
+      Math.round(t.sweep.medianRunMs),
+      `${t.evaluatorAws.dynamoDbReads}/${t.evaluatorAws.dynamoDbWrites} / ${t.evaluatorAwsTwoTargets.dynamoDbReads}/${t.evaluatorAwsTwoTargets.dynamoDbWrites}`,
+      t.evaluatorAws.series,
+    ]),
+  );
+  const [small, large] = [cost.twins[0], cost.twins[cost.twins.length - 1]];
+  const perPod =
+    small !== undefined && large !== undefined && large.pods > small.pods
+      ? (large.collector.series - small.collector.series) / (large.pods - small.pods)
+      : undefined;
+  return [
+    `Priced (${cost.priceRegion}, prices as of ${cost.pricesAsOf}, list prices before free tiers), measured on the twin: ` +
+      "series = distinct name + dimensions the REAL collector sent in its PutMetricData requests to the twin's CloudWatch:",
+    perTwin,
+    ...(perPod === undefined || small === undefined
+      ? []
+      : [
+          `  CloudWatch series per target = ${formatNumber(small.collector.series - perPod * small.pods)} + ` +
+            `${formatNumber(perPod)} per Pod (one GPU per Pod).`,
+        ]),
+    `  Lambda seconds are the handlers' wall time on this machine against the twin (a local loopback twin answers ` +
+      'faster than AMP, CloudWatch and EKS over the network; AWS is likely slower per call), summed per target; the ' +
+      'alert evaluator is billed 45 s of waits between its four cycles plus its last cycle.',
+    `  Step Functions: ${cost.transitionsPerCalibration} transitions per calibration (the ASL path of a typical run, ` +
+      'bench/cost.ts TYPICAL_CALIBRATION), 4 calibrations per target a month (assumed).',
+    "  DynamoDB: one request unit per read or write request (items under 1 KB; assumed); the evaluator's split into " +
+      'what a cycle does whatever the targets (its heartbeat) and what each target adds, from one and two targets; ' +
+      "the other functions' requests grow with targets (an upper bound). SNS: publishes while no " +
+      'alert fires (a firing alert adds one publish per notification). AMP query samples: collector and evaluator ' +
+      '(preflight, drift and sweep queries not measured). AMP ingestion: none; the product only reads AMP.',
+    '',
+    ...sections.flatMap((section) => [section, '']),
+    `Prices (${cost.priceRegion}, as of ${cost.pricesAsOf}; status: aws = on AWS's page, third-party = quoted by the ` +
+      'page named, assumed = not confirmed from a source):',
+    markdownTable(['price', 'USD', 'status', 'source'], priceRows),
+    `Free tiers (per account, shared with everything else in it; not subtracted above): ${FREE_TIERS.map((f) => f.what).join('; ')}.`,
   ].join('\n');
 }

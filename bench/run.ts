@@ -137,7 +137,7 @@ async function main(): Promise<void> {
 
   const root = fileURLToPath(new URL('..', import.meta.url));
   const bundles = await timed('bundles', () => benchBundles({ root, log }));
-  const cost = await timed('cost', () => benchCost({ profile: demo, quick, log }));
+  const cost = await timed('cost', () => benchCost({ root, profile: demo, quick, log }));
   const whatif = await timed('whatif', () => benchWhatIf({ root, profile: demo, log }));
 
   const results: BenchResults = {

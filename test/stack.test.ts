@@ -1079,6 +1079,34 @@ describe('Function: buildStack', () => {
     },
   );
 
+  it.each([
+    // The default: every minute, every catalog metric.
+    { collector: undefined, schedule: 'rate(1 minute)', enabled: true, metrics: '' },
+    {
+      collector: { schedule: 'rate(5 minutes)', metrics: '' },
+      schedule: 'rate(5 minutes)',
+      enabled: true,
+      metrics: '',
+    },
+    // `off`: EventBridge still needs a valid rate; the rule is disabled, so nothing reaches CloudWatch.
+    { collector: { schedule: 'off' }, schedule: 'rate(1 minute)', enabled: false, metrics: '' },
+    {
+      collector: { schedule: 'rate(1 hour)', metrics: 'KVCacheUsage, QueueDepth' },
+      schedule: 'rate(1 hour)',
+      enabled: true,
+      metrics: 'KVCacheUsage,QueueDepth',
+    },
+  ])(
+    'with collector $collector: the collector runs on $schedule (enabled $enabled), publishing "$metrics"',
+    ({ collector, schedule, enabled, metrics }) => {
+      // Act
+      const stack = buildStack({ ...valid, ...(collector === undefined ? {} : { collector }) });
+
+      // Assess
+      expect(stack.collector).toEqual({ schedule, enabled, metrics });
+    },
+  );
+
   it('gives each function only the target fields its parser accepts, and DescribeCluster every named cluster', () => {
     // Act
     const stack = buildStack(valid);
@@ -1157,6 +1185,21 @@ describe('Function: buildStack', () => {
       name: 'subnets that are neither a list nor JSON',
       change: { vpc: { subnetIds: '["subnet-12345678"', securityGroupIds: 'sg-12345678' } },
       path: 'vpc.subnetIds',
+    },
+    {
+      name: 'a collector schedule EventBridge writes otherwise',
+      change: { collector: { schedule: 'rate(1 minutes)' } },
+      path: 'collector.schedule',
+    },
+    {
+      name: 'a collector schedule in seconds',
+      change: { collector: { schedule: 'rate(30 seconds)' } },
+      path: 'collector.schedule',
+    },
+    {
+      name: 'a collector metric the catalog does not have',
+      change: { collector: { schedule: 'rate(1 minute)', metrics: 'QueueDepth,GpuUtil' } },
+      path: 'collector.metrics',
     },
     {
       // Fine for the Lambda engine; AMP's Alertmanager takes 60 s to 5 days: refused at package time, not on deploy.

@@ -65,6 +65,16 @@ describe('Function: loadCollectorConfig', () => {
     });
   });
 
+  it('publishes only the metrics COLLECTOR_METRICS lists, in catalog order; an empty list means all', () => {
+    // Act
+    const some = loadCollectorConfig({ ...minimal, COLLECTOR_METRICS: ' KVCacheUsage, QueueDepth,E2ELatencyP95' });
+    const all = loadCollectorConfig({ ...minimal, COLLECTOR_METRICS: '' });
+
+    // Assess
+    expect(some.metrics).toEqual(['E2ELatencyP95', 'QueueDepth', 'KVCacheUsage']);
+    expect(all.metrics).toBeUndefined();
+  });
+
   it('lists every bad variable at once, by name', () => {
     // Prepare
     const env = {
@@ -115,6 +125,17 @@ describe('Function: loadCollectorConfig', () => {
       case: 'a bad AMP_REGION',
       env: { ...minimal, AMP_REGION: 'Ohio' },
       expected: /^AMP_REGION: must be an AWS region/,
+    },
+    {
+      case: 'a COLLECTOR_METRICS name the catalog does not have (a Prometheus name)',
+      env: { ...minimal, COLLECTOR_METRICS: 'QueueDepth,vllm:num_requests_waiting' },
+      expected:
+        /^COLLECTOR_METRICS: "vllm:num_requests_waiting" is not a metric the collector publishes; accepted: .*E2ELatencyP50, /,
+    },
+    {
+      case: 'a COLLECTOR_METRICS name listed twice',
+      env: { ...minimal, COLLECTOR_METRICS: 'QueueDepth, QueueDepth' },
+      expected: /^COLLECTOR_METRICS: QueueDepth is listed twice/,
     },
   ])('refuses $case', ({ env, expected }) => {
     // Act

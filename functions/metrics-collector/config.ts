@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { namespaceProblem, PUT_METRIC_DATA_LIMITS } from '../../shared/cloudwatch/index.js';
 import { httpUrl, parseEnvironmentWithTargets, parseTargets, REGION, type Target } from '../../shared/config/index.js';
+import { CATALOG } from '../../shared/metrics/index.js';
 
 /** The metrics collector's settings, read once from the Lambda environment. */
 export interface CollectorConfig {
@@ -14,12 +15,27 @@ export interface CollectorConfig {
   cloudWatchEndpoint?: string;
   rateWindow: string;
   concurrency: number;
+  /**
+   * The CloudWatch metric names to query and publish (COLLECTOR_METRICS), in catalog order; undefined = the whole
+   * catalog. Each name is one series per target (or per Pod / GPU): the cheapest lever on the CloudWatch bill.
+   */
+  metrics?: string[];
 }
+
+/**
+ * The collector's EventBridge schedule (stage parameter `collector.schedule`): `rate(N minute[s])` or
+ * `rate(N hour[s])`, as EventBridge writes it (singular for 1), or `off` (no schedule: nothing is published to
+ * CloudWatch; dashboards and alarms read AMP, e.g. its recording rules). A longer rate divides every CloudWatch and
+ * Lambda figure of the collector; CloudWatch keeps a metric billed for every hour it receives a datum, so the series
+ * count only falls with `off` or fewer COLLECTOR_METRICS.
+ */
+export const COLLECTOR_SCHEDULE = /^(off|rate\(1 (minute|hour)\)|rate\(([2-9]|[1-9]\d+) (minutes|hours)\))$/;
 
 export const COLLECTOR_DEFAULTS = {
   cloudWatchNamespace: 'vLLM/EKSPilot',
   rateWindow: '2m',
   concurrency: 2,
+  schedule: 'rate(1 minute)',
   maxConcurrency: 16,
 } as const;
 
@@ -31,6 +47,25 @@ const nonEmpty = (what: string) =>
     .string()
     .trim()
     .min(1, { error: `must not be empty (${what})` });
+
+const CATALOG_METRIC_NAMES: readonly string[] = CATALOG.map((entry) => entry.metricName);
+
+/** COLLECTOR_METRICS: a comma-separated list of catalog metric names, each known, none twice. */
+export const collectorMetricList = z
+  .string()
+  .transform((text) => text.split(',').map((name) => name.trim()))
+  .superRefine((names, ctx) => {
+    const seen = new Set<string>();
+    for (const name of names) {
+      if (!CATALOG_METRIC_NAMES.includes(name))
+        ctx.addIssue({
+          code: 'custom',
+          message: `${JSON.stringify(name)} is not a metric the collector publishes; accepted: a comma-separated list of ${CATALOG_METRIC_NAMES.join(', ')}`,
+        });
+      else if (seen.has(name)) ctx.addIssue({ code: 'custom', message: `${name} is listed twice` });
+      seen.add(name);
+    }
+  });
 
 const environmentSchema = z.object({
   TARGETS: z.string({ error: 'is required: a JSON array of targets' }),
@@ -69,6 +104,7 @@ const environmentSchema = z.object({
         }),
     )
     .optional(),
+  COLLECTOR_METRICS: collectorMetricList.optional(),
 });
 
 /**
@@ -86,5 +122,8 @@ export function loadCollectorConfig(env: Readonly<Record<string, string | undefi
     ...(vars.CLOUDWATCH_ENDPOINT === undefined ? {} : { cloudWatchEndpoint: vars.CLOUDWATCH_ENDPOINT }),
     rateWindow: vars.RATE_WINDOW,
     concurrency: vars.COLLECTOR_CONCURRENCY ?? COLLECTOR_DEFAULTS.concurrency,
+    ...(vars.COLLECTOR_METRICS === undefined
+      ? {}
+      : { metrics: CATALOG_METRIC_NAMES.filter((name) => vars.COLLECTOR_METRICS?.includes(name)) }),
   };
 }

@@ -61,6 +61,7 @@ export function createHandler(deps: MetricsCollectorDeps) {
         namespace: config.cloudWatchNamespace,
         rateWindow: config.rateWindow,
         concurrency: config.concurrency,
+        ...(config.metrics === undefined ? {} : { metrics: config.metrics }),
         signal: deadline.signal,
         timeMs,
       },
@@ -124,6 +125,7 @@ export function depsFromEnvironment(
     ampWorkspaceUrl: config.ampWorkspaceUrl,
     rateWindow: config.rateWindow,
     concurrency: config.concurrency,
+    metrics: config.metrics ?? 'all',
   });
   return { config, sourceFor: () => source, sink: new CloudWatchMetricsSink({ client }), logger };
 }

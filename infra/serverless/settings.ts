@@ -11,6 +11,11 @@ import { ConfigInvalidError, formatPath, parseTargets, REGION, REGION_PATTERN } 
 import { ALERTING_ENGINES, type AlertingEngine, parsePreflightSettings } from '../../shared/preflight/index.js';
 import { parsePreflightTargets } from '../../functions/preflight/config.js';
 import { parseDriftTargets } from '../../functions/drift-detector/config.js';
+import {
+  COLLECTOR_DEFAULTS,
+  COLLECTOR_SCHEDULE,
+  collectorMetricList,
+} from '../../functions/metrics-collector/config.js';
 import { StackSettingsInvalidError, type StackSettingsIssue } from './errors.js';
 import { parseVpcSettings, type VpcSettings } from './vpc.js';
 
@@ -43,6 +48,11 @@ export interface StackSettings {
   vpc?: VpcSettings;
   /** Advice on parameters that are accepted but risky (one subnet): printed by `osls package`, never fatal. */
   warnings: string[];
+  /**
+   * The stage parameters `collector.schedule` and `collector.metrics`: the collector's EventBridge rate (`off`: its
+   * schedule is disabled) and COLLECTOR_METRICS ("" = every catalog metric). docs/metrics-collector.md, "What it costs".
+   */
+  collector: { schedule: string; enabled: boolean; metrics: string };
 }
 
 const ENGINES = Object.values(ALERTING_ENGINES);
@@ -116,6 +126,16 @@ const inputSchema = z.strictObject({
   // serverless.yml passes `vpc.subnetIds` and `vpc.securityGroupIds` as `vpc: { subnetIds, securityGroupIds }`;
   // checked by parseVpcSettings (vpc.ts), so its issues read `vpc.subnetIds[1]`.
   vpc: z.unknown().optional(),
+  // serverless.yml passes `collector.schedule` and `collector.metrics` as `collector: { schedule, metrics }`.
+  collector: z
+    .strictObject({
+      schedule: z.string({ error: 'is required' }).regex(COLLECTOR_SCHEDULE, {
+        error:
+          'must be off or an EventBridge rate in minutes or hours: rate(1 minute), rate(5 minutes), rate(1 hour), rate(2 hours)',
+      }),
+      metrics: z.union([z.literal(''), collectorMetricList]).optional(),
+    })
+    .optional(),
 });
 
 /** Parses the stage parameters; throws StackSettingsInvalidError naming every bad parameter at once. */
@@ -160,7 +180,17 @@ export function parseStackSettings(input: unknown): StackSettings {
     alertingEngine: vars.alerting?.engine ?? ALERTING_ENGINES.lambda,
     ...(vpc === undefined ? {} : { vpc }),
     warnings,
+    collector: collectorSchedule(vars.collector),
   };
+}
+
+/** The collector's schedule and metrics; `off` keeps a valid rate (EventBridge needs one) with the rule disabled. */
+function collectorSchedule(input: { schedule: string; metrics?: string | string[] | undefined } | undefined) {
+  const schedule = input?.schedule ?? COLLECTOR_DEFAULTS.schedule;
+  const metrics = Array.isArray(input?.metrics) ? input.metrics.join(',') : '';
+  return schedule === 'off'
+    ? { schedule: COLLECTOR_DEFAULTS.schedule, enabled: false, metrics }
+    : { schedule, enabled: true, metrics };
 }
 
 /**

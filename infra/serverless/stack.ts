@@ -52,6 +52,8 @@ export interface BuiltStack {
   alertingFunctions: Record<string, Record<string, unknown>>;
   /** Whether the alert-evaluator's schedule runs: only with `alerting.engine: lambda` (AMP evaluates otherwise). */
   alertEvaluatorScheduleEnabled: boolean;
+  /** The collector's schedule rate, whether it runs (`collector.schedule: off`: not), and its COLLECTOR_METRICS. */
+  collector: StackSettings['collector'];
   /** `resources:` (Resources and Outputs) the stack defines itself. */
   resources: { Resources: Record<string, unknown>; Outputs: Record<string, unknown> };
   /** CloudFormation substitutes these into the ASL file's `${...}` placeholders (DefinitionSubstitutions). */
@@ -98,6 +100,7 @@ export function buildStack(input: unknown): BuiltStack {
     calibrationFunctions: calibrationFunctions(),
     alertingFunctions: amp === undefined ? {} : { [ALERT_INSTALLER_FUNCTION]: alertInstallerFunction() },
     alertEvaluatorScheduleEnabled: settings.alertingEngine === 'lambda',
+    collector: settings.collector,
     resources: {
       Resources: {
         ...resources(settings),

@@ -142,6 +142,42 @@ describe('Function: collectMetrics', () => {
     if (!('Pod' in extra) && !('GPU' in extra)) expect(Object.keys(datum?.dimensions ?? {})).toHaveLength(4);
   });
 
+  it('queries and publishes only the metrics it is given: fewer CloudWatch series, fewer AMP queries', async () => {
+    // Prepare
+    const queries: string[] = [];
+    const inner = answeringSource();
+    const counting: MetricsSource = {
+      ...inner,
+      instant: (query, options) => {
+        queries.push(query);
+        return inner.instant(query, options);
+      },
+    };
+
+    // Act
+    const result = await collectMetrics(deps({ [healthy.name]: counting }), [healthy], {
+      namespace: 'vLLM/EKSPilot',
+      metrics: ['QueueDepth', 'KVCacheUsage'],
+    });
+
+    // Assess
+    expect(result.targets[0]).toMatchObject({ status: 'ok', published: 2 });
+    expect(queries).toHaveLength(2);
+    expect(twin.datums().map((d) => d.metricName)).toEqual(['QueueDepth', 'KVCacheUsage']);
+  });
+
+  it('refuses a metric the catalog does not have, naming it', async () => {
+    // Act
+    const act = collectMetrics(deps({ [healthy.name]: answeringSource() }), [healthy], {
+      namespace: 'vLLM/EKSPilot',
+      metrics: ['QueueDepth', 'QueueDepht'],
+    });
+
+    // Assess
+    await expect(act).rejects.toThrow(/metrics: QueueDepht not in the catalog; accepted: .*QueueDepth/);
+    expect(twin.datums()).toHaveLength(0);
+  });
+
   it('reports a target as partial when some of its queries fail, and publishes the rest', async () => {
     // Prepare: only the DCGM power query fails.
     const source = answeringSource((query) => query.includes('DCGM_FI_DEV_POWER_USAGE'));

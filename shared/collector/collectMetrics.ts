@@ -1,6 +1,6 @@
 import { mapWithConcurrency } from '../util/index.js';
 import type { PublishResult } from '../cloudwatch/index.js';
-import { type CatalogResult, readCatalog } from '../metrics/index.js';
+import { CATALOG, type CatalogEntry, type CatalogResult, readCatalog } from '../metrics/index.js';
 import type { Target } from '../config/index.js';
 import { toDatums } from './toDatums.js';
 import {
@@ -29,16 +29,28 @@ export async function collectMetrics(
   if (!Number.isInteger(concurrency) || concurrency < 1)
     throw new RangeError(`concurrency: ${concurrency} is not valid; accepted: an integer >= 1`);
   const timeMs = options.timeMs ?? deps.clock.now();
+  const catalog = selectCatalog(options.metrics);
   const results = await mapWithConcurrency(targets, concurrency, (target) =>
-    collectTarget(deps, target, { ...options, timeMs }),
+    collectTarget(deps, target, { ...options, timeMs, ...(catalog === undefined ? {} : { catalog }) }),
   );
   return { timeMs, namespace: options.namespace, targets: results };
+}
+
+/** The catalog entries of `metrics` (undefined: the whole catalog). Throws RangeError naming an unknown metric. */
+function selectCatalog(metrics: readonly string[] | undefined): CatalogEntry[] | undefined {
+  if (metrics === undefined) return undefined;
+  const unknown = metrics.filter((name) => !CATALOG.some((entry) => entry.metricName === name));
+  if (unknown.length > 0)
+    throw new RangeError(
+      `metrics: ${unknown.join(', ')} not in the catalog; accepted: ${CATALOG.map((e) => e.metricName).join(', ')}`,
+    );
+  return CATALOG.filter((entry) => metrics.includes(entry.metricName));
 }
 
 async function collectTarget(
   deps: CollectorDeps,
   target: Target,
-  options: CollectOptions & { timeMs: number },
+  options: CollectOptions & { timeMs: number; catalog?: readonly CatalogEntry[] },
 ): Promise<TargetCollectResult> {
   const { signal } = options;
   if (signal?.aborted) return failed(target, `not started: the run was aborted (${describe(signal.reason)})`);
@@ -50,6 +62,7 @@ async function collectTarget(
       timeMs: options.timeMs,
       ...(options.rateWindow === undefined ? {} : { rateWindow: options.rateWindow }),
       ...(signal === undefined ? {} : { signal }),
+      ...(options.catalog === undefined ? {} : { catalog: options.catalog }),
     });
   } catch (error) {
     return failed(target, `reading its metrics failed: ${describe(error)}`);

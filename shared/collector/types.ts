@@ -1,6 +1,6 @@
 import type { Clock } from '../clock/index.js';
 import type { MetricsSink } from '../cloudwatch/index.js';
-import type { CatalogResult, MetricsSource } from '../metrics/index.js';
+import type { CatalogEntry, CatalogResult, MetricsSource } from '../metrics/index.js';
 import type { Target } from '../config/index.js';
 import type { LoggerPort } from '../log/index.js';
 
@@ -8,7 +8,7 @@ import type { LoggerPort } from '../log/index.js';
 export type ReadCatalogFn = (
   source: MetricsSource,
   target: Target,
-  options: { timeMs: number; rateWindow?: string; signal?: AbortSignal },
+  options: { timeMs: number; rateWindow?: string; signal?: AbortSignal; catalog?: readonly CatalogEntry[] },
 ) => Promise<CatalogResult>;
 
 export interface CollectorDeps {
@@ -32,6 +32,11 @@ export interface CollectOptions {
   signal?: AbortSignal;
   /** Evaluation time, epoch ms (every query and every datum timestamp). Default: `clock.now()`. */
   timeMs?: number;
+  /**
+   * The catalog metric names to query and publish; default every entry. Fewer names, fewer CloudWatch series (the
+   * largest item of the bill, docs/metrics-collector.md) and fewer AMP query samples.
+   */
+  metrics?: readonly string[];
 }
 
 export const TARGET_STATUS = { ok: 'ok', partial: 'partial', failed: 'failed' } as const;

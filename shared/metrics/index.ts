@@ -14,7 +14,7 @@ export {
   guardValue,
   isRefusedAnswer,
 } from './answerGuard.js';
-export { CATALOG, catalogEntry, type CatalogBuildOptions } from './catalog.js';
+export { CATALOG, catalogEntry, type CatalogBuildOptions, type CatalogEntry } from './catalog.js';
 export {
   MetricsAbortedError,
   MetricsError,

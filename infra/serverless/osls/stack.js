@@ -33,6 +33,7 @@ module.exports = {
   calibrationFunctions: piece('calibrationFunctions'),
   alertingFunctions: piece('alertingFunctions'),
   alertEvaluatorScheduleEnabled: piece('alertEvaluatorScheduleEnabled'),
+  collector: piece('collector'),
   resources: piece('resources'),
   definitionSubstitutions: piece('definitionSubstitutions'),
   slackSubscription: piece('slackSubscription'),
