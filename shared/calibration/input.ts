@@ -89,6 +89,17 @@ const rate = (what: string) =>
     .max(INPUT_BOUNDS.rateRps, { error: `must be <= ${INPUT_BOUNDS.rateRps} requests/s (${what})` });
 
 const calibrationInputFields = z.strictObject({
+  /**
+   * Set by a many-target execution on each target's child execution (batchInput.ts), never by hand: the parent
+   * execution and the target's place in its list. A child publishes no notification of its own: the parent sends one
+   * summarizing every target.
+   */
+  batch: z
+    .strictObject({
+      executionArn: z.string({ error: 'must be the parent execution ARN' }).min(1),
+      index: z.number({ error: 'must be the index of the target in the list' }).int().min(0),
+    })
+    .optional(),
   /** The deployment to calibrate and where its metrics are. */
   target: z.strictObject({
     cluster: rule(TARGET_NAME_RULES.cluster),
