@@ -129,18 +129,19 @@ export function parseCalibrationBatchInput(input: unknown): CalibrationBatchInpu
 
 /**
  * The longest a list of runs can take when at most `maxConcurrency` run at once and each starts as soon as a slot is
- * free: Graham's bound for list scheduling, sum / m + max × (1 − 1/m), with m = min(maxConcurrency, runs).
+ * free: the longest run when all fit at once, else Graham's bound for list scheduling, sum / m + max × (1 − 1/m).
  */
 export function batchWorstCaseDuration(
   durations: readonly number[],
   maxConcurrency: number,
 ): { seconds: number; formula: string } {
-  const m = Math.max(1, Math.min(maxConcurrency, durations.length));
-  const sum = durations.reduce((a, b) => a + b, 0);
   const max = Math.max(0, ...durations);
-  const seconds = Math.ceil(sum / m + max * (1 - 1 / m));
+  if (durations.length <= maxConcurrency)
+    return { seconds: max, formula: `${durations.length} targets at once: the longest worst case ${max} s` };
+  const m = Math.max(1, maxConcurrency);
+  const sum = durations.reduce((a, b) => a + b, 0);
   return {
-    seconds,
+    seconds: Math.ceil(sum / m + max * (1 - 1 / m)),
     formula: `${durations.length} targets' worst cases summing to ${sum} s / ${m} at once + the longest ${max} s × (1 − 1/${m})`,
   };
 }
