@@ -17,7 +17,7 @@ function item(index: number, deployment: string, rest: Partial<BatchItemResult>)
   };
 }
 
-const derived = (value: number) => ({ value, reason: 'r', formula: 'f' });
+const derived = <T>(value: T) => ({ value, reason: 'r', formula: 'f' });
 const SUCCEEDED = item(0, 'vllm-a', {
   outcome: {
     executionArn: 'arn:aws:states:us-east-2:1:execution:m:calib-x-t1',
@@ -28,7 +28,7 @@ const SUCCEEDED = item(0, 'vllm-a', {
         queueDepthPerPod: derived(8),
         queueActivation: derived(2),
         p95LatencySeconds: derived(1.2),
-        scaleIn: derived({ queueDepth: 0, p95BelowSeconds: 0.7, forSeconds: 300 }),
+        scaleIn: derived({ queueDepth: 0 as const, p95BelowSeconds: 0.7, forSeconds: 300 }),
       },
     },
     change: { applied: true, next: {} as never, scaledObject: { namespace: 'default', name: 'vllm-a' } },
