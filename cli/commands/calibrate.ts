@@ -23,6 +23,7 @@ import {
 } from '../../shared/calibration/index.js';
 import {
   BATCH_REPORT_FILE,
+  childFailure,
   executionFailure,
   REPORT_FILES,
   type BatchReport,
@@ -284,15 +285,22 @@ class TargetsProgress {
     if (event.type !== 'StateExited' || !('index' in event)) return;
     const index = (event as { index: number }).index;
     const output = event.state.output as
-      | { outcome?: { analysis?: { capacityRps?: { value: number } | null } | null }; failure?: { Error?: string } }
+      | {
+          outcome?: { analysis?: { capacityRps?: { value: number } | null } | null };
+          failure?: { Error?: string; Cause?: string };
+        }
       | undefined;
-    if (event.state.name === 'CalibrateTarget') {
-      const capacity = output?.outcome?.analysis?.capacityRps?.value;
+    // A caught failure exits CalibrateTarget too, without an outcome: TargetFailed reports it.
+    if (event.state.name === 'CalibrateTarget' && output?.outcome !== undefined) {
+      const capacity = output.outcome.analysis?.capacityRps?.value;
       line(
         `${this.#label(index)} ✓ succeeded${capacity === undefined ? '' : `: capacity ${formatNumber(capacity)} req/s`}`,
       );
     }
-    if (event.state.name === 'TargetFailed') line(`${this.#label(index)} ✗ failed (${output?.failure?.Error ?? '?'})`);
+    if (event.state.name === 'TargetFailed') {
+      const failure = childFailure(output?.failure);
+      line(`${this.#label(index)} ✗ failed: ${failure.error}: ${failure.cause.split('\n')[0] ?? ''}`);
+    }
   }
 
   /** A child's events: its main phases, each measured step, a failing state. */
