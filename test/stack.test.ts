@@ -431,9 +431,36 @@ describe('Stack: the packaged CloudFormation template', () => {
           .map((s) => asArray(s.Action))
           .flat()
           .sort(),
-      ).toEqual(['lambda:InvokeFunction', 'sns:Publish']);
+      ).toEqual([
+        // Many targets: Step Functions' managed rule for .sync children, and its own executions only.
+        'events:DescribeRule',
+        'events:PutRule',
+        'events:PutTargets',
+        'lambda:InvokeFunction',
+        'sns:Publish',
+        'states:DescribeExecution',
+        'states:StartExecution',
+        'states:StopExecution',
+      ]);
       expect(statements.find((s) => asArray(s.Action).includes('sns:Publish'))?.Resource).toEqual({
         Ref: 'CalibrationTopic',
+      });
+    });
+
+    it('may start and follow only its own executions (one per target of a many-target execution)', () => {
+      // Prepare
+      const statements = roleStatements('CalibrationStateMachineRole');
+      const resourceOf = (action: string) => statements.find((s) => asArray(s.Action).includes(action))?.Resource;
+      const sub = (action: string) => (resourceOf(action) as { 'Fn::Sub'?: string } | undefined)?.['Fn::Sub'];
+      const machine = String.raw`^arn:\$\{AWS::Partition\}:states:\$\{AWS::Region\}:\$\{AWS::AccountId\}`;
+
+      // Assess
+      expect(sub('states:StartExecution')).toMatch(new RegExp(`${machine}:stateMachine:[\\w-]+-calibration$`));
+      expect(sub('states:DescribeExecution')).toMatch(new RegExp(`${machine}:execution:[\\w-]+-calibration:\\*$`));
+      expect(resourceOf('states:StopExecution')).toEqual(resourceOf('states:DescribeExecution'));
+      expect(resourceOf('events:PutRule')).toEqual({
+        'Fn::Sub':
+          'arn:${AWS::Partition}:events:${AWS::Region}:${AWS::AccountId}:rule/StepFunctionsGetEventsForStepFunctionsExecutionRule',
       });
     });
   });
@@ -657,7 +684,9 @@ describe('Stack: the packaged CloudFormation template', () => {
           .flatMap((s) => asArray(s.Resource));
 
       // Assess
-      expect(resourcesOf('s3:')).toEqual([{ 'Fn::Sub': '${ReportBucket.Arn}/calibrations/*' }]);
+      expect([...new Set(resourcesOf('s3:').map((r) => JSON.stringify(r)))]).toEqual([
+        JSON.stringify({ 'Fn::Sub': '${ReportBucket.Arn}/calibrations/*' }),
+      ]);
       for (const value of resourcesOf('dynamodb:'))
         expect(['AlertStateTable', 'CalibrationHistoryTable', 'AlertSilencesTable']).toContain(
           (value as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0],

@@ -11,6 +11,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { InvalidArgumentError, type Command } from 'commander';
 import {
   calibrationTarget,
+  isBatchInput,
+  parseCalibrationBatchInput,
   parseCalibrationInput,
   stepQueries,
   STRATEGY_NAMES,
@@ -19,7 +21,15 @@ import {
   type StepMeasurement,
   type StepQueries,
 } from '../../shared/calibration/index.js';
-import { executionFailure, REPORT_FILES, type StoredReport } from '../../shared/calibration/workflow/index.js';
+import {
+  BATCH_REPORT_FILE,
+  childFailure,
+  executionFailure,
+  REPORT_FILES,
+  type BatchReport,
+  type StoredBatchReport,
+  type StoredReport,
+} from '../../shared/calibration/workflow/index.js';
 import { systemClock } from '../../shared/clock/index.js';
 import {
   guardSingleValue,
@@ -82,7 +92,7 @@ export function registerCalibrateCommand(program: Command): void {
     // Required, but checked in the action: commander would also ask for it before `calibrate rollback`.
     .option(
       '--input <file>',
-      "the calibration input (JSON or YAML; required); against the twin, target fields it leaves out are the twin's",
+      "the calibration input (JSON or YAML; required): one target, or `targets: [...]` with `maxConcurrency` to calibrate several in one execution; against the twin, target fields it leaves out are the twin's",
     )
     .option('--state-file <file>', 'run locally against the twin whose state file this is (written by `twin up`)')
     .option(
@@ -152,10 +162,11 @@ async function checkOutFolder(path: string): Promise<void> {
   const entries = await readdir(path).catch((error: NodeJS.ErrnoException) => {
     throw new CalibrateCommandError(`--out ${path}: cannot list it (${error.code ?? error.message})`);
   });
-  if (entries.includes(REPORT_FILES.report))
-    throw new CalibrateCommandError(
-      `--out ${path}: already holds a report (${join(path, REPORT_FILES.report)}); accepted: a new folder, or one without ${REPORT_FILES.report}`,
-    );
+  for (const file of [REPORT_FILES.report, BATCH_REPORT_FILE])
+    if (entries.includes(file))
+      throw new CalibrateCommandError(
+        `--out ${path}: already holds a report (${join(path, file)}); accepted: a new folder, or one without ${file}`,
+      );
 }
 
 /** `calib-<deployment>-<yyyymmddThhmmss>` in UTC. */
@@ -169,7 +180,145 @@ async function calibrateOnTwin(
   opts: LocalOptions & { stateFile: string },
   input: Record<string, unknown>,
 ): Promise<void> {
-  await calibrateTwin(await readTwinState(opts.stateFile), { ...opts, input });
+  const state = await readTwinState(opts.stateFile);
+  if (isBatchInput(input)) await calibrateTwinTargets(state, { ...opts, input });
+  else await calibrateTwin(state, { ...opts, input });
+}
+
+/** `--strategy` over every entry's plan (a many-target input) or the input's own. */
+function withStrategy(raw: Record<string, unknown>, strategy: string | undefined): Record<string, unknown> {
+  if (strategy === undefined) return raw;
+  return { ...raw, plan: { ...(raw.plan as object | undefined), strategy } };
+}
+
+/** A many-target input with `--strategy` applied to every entry (entries that are not objects are left to validation). */
+function batchWithStrategy(raw: Record<string, unknown>, strategy: string | undefined): Record<string, unknown> {
+  if (!Array.isArray(raw.targets)) return raw;
+  return {
+    ...raw,
+    targets: raw.targets.map((entry: unknown) =>
+      entry !== null && typeof entry === 'object' && !Array.isArray(entry)
+        ? withStrategy(entry as Record<string, unknown>, strategy)
+        : entry,
+    ),
+  };
+}
+
+/**
+ * Many targets against the twin: every entry gets the twin's target fields it leaves out, the list is checked as
+ * ValidateTargets would, then one execution runs each target as a child execution. Progress per target on stderr;
+ * the combined summary (or report, --json) on stdout; a non-zero exit when any target failed.
+ */
+async function calibrateTwinTargets(
+  state: TwinState,
+  opts: Omit<LocalOptions, 'stateFile' | 'aws' | 'stateMachineArn' | 'region' | 'input'> & {
+    input: Record<string, unknown>;
+  },
+): Promise<BatchReport> {
+  const { readBatchOutcome, startTwinCalibration, withTwinTarget } = await harness();
+  const given = batchWithStrategy(opts.input, opts.strategy);
+  const raw = Array.isArray(given.targets)
+    ? {
+        ...given,
+        targets: given.targets.map((entry: unknown) =>
+          entry !== null && typeof entry === 'object' && !Array.isArray(entry)
+            ? withTwinTarget(entry as Record<string, unknown>, state)
+            : entry,
+        ),
+      }
+    : given;
+  const batch = parseCalibrationBatchInput(raw);
+  const executionName = opts.executionName ?? defaultExecutionName('batch', systemClock.now());
+  const progress = new TargetsProgress(batch.targets.map(({ parsed }) => parsed));
+  process.stderr.write(
+    `Calibrating ${batch.targets.length} targets on the twin, at most ${batch.maxConcurrency} at once (execution ${executionName})\n`,
+  );
+  const calibration = await startTwinCalibration(state, {
+    input: raw,
+    executionName,
+    reportsDir: resolve(opts.out ?? `calibration-${executionName}`),
+    ...(opts.verbose ? { logger: new Logger({ serviceName: 'calibration' }) } : {}),
+    onEvent: (event) => progress.onEvent(event),
+    onChildEvent: (child, event) => progress.onChildEvent(child, event),
+  });
+  const stop = () => calibration.run.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  let outcome;
+  try {
+    outcome = await calibration.run.result;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    calibration.close();
+  }
+  const { report, stored } = await readBatchOutcome(outcome);
+  if (opts.json) printJson(report);
+  else process.stdout.write(`${stored.summary}\n`);
+  failUnlessAll(stored, report);
+  return report;
+}
+
+/** A run where some target failed exits non-zero, naming them (the summary above says why each failed). */
+function failUnlessAll(stored: StoredBatchReport, report: BatchReport): void {
+  if (stored.failed === 0) return;
+  const failed = report.targets
+    .filter((t) => t.outcome === 'failed')
+    .map((t) => `${t.target.namespace ?? '?'}/${t.target.deployment ?? '?'} (${t.failure?.error ?? '?'})`);
+  throw executionFailure(
+    'CalibrationTargetsFailedError',
+    `${stored.failed} of ${report.targets.length} targets failed: ${failed.join(', ')}`,
+  );
+}
+
+/** Per-target progress on stderr: when each starts, its phases and steps, and how it ended. */
+class TargetsProgress {
+  readonly #labels: string[];
+
+  constructor(targets: readonly CalibrationInput[]) {
+    this.#labels = targets.map((t, i) => `[${i + 1}/${targets.length} ${t.target.namespace}/${t.target.deployment}]`);
+  }
+
+  /** The parent's own events: an item starting, and its result (the child's outcome or its caught failure). */
+  onEvent(event: WorkflowEvent): void {
+    if (event.type === 'MapIterationStarted') line(`${this.#label(event.index)} started`);
+    if (event.type !== 'StateExited' || !('index' in event)) return;
+    const index = (event as { index: number }).index;
+    const output = event.state.output as
+      | {
+          outcome?: { analysis?: { capacityRps?: { value: number } | null } | null };
+          failure?: { Error?: string; Cause?: string };
+        }
+      | undefined;
+    // A caught failure exits CalibrateTarget too, without an outcome: TargetFailed reports it.
+    if (event.state.name === 'CalibrateTarget' && output?.outcome !== undefined) {
+      const capacity = output.outcome.analysis?.capacityRps?.value;
+      line(
+        `${this.#label(index)} ✓ succeeded${capacity === undefined ? '' : `: capacity ${formatNumber(capacity)} req/s`}`,
+      );
+    }
+    if (event.state.name === 'TargetFailed') {
+      const failure = childFailure(output?.failure);
+      line(`${this.#label(index)} ✗ failed: ${failure.error}: ${failure.cause.split('\n')[0] ?? ''}`);
+    }
+  }
+
+  /** A child's events: its main phases, each measured step, a failing state. */
+  onChildEvent(child: string, event: WorkflowEvent): void {
+    const label = this.#label(Number(/-t(\d+)$/.exec(child)?.[1] ?? 0) - 1);
+    if (event.type === 'StateEntered' && ['Deploy', 'StartWarmup', 'Analyze', 'StoreReport'].includes(event.state.name))
+      line(`${label} • ${event.state.name}`);
+    else if (event.type === 'StateExited' && event.state.name === 'MeasureStep') {
+      const steps = (event.state.output as { steps?: StepMeasurement[] } | undefined)?.steps ?? [];
+      const step = steps[steps.length - 1];
+      if (step) line(`${label}   ${stepLine(step)}`);
+    } else if (event.type === 'StateFailed' && event.state.type !== 'Fail')
+      line(`${label}   ${event.state.name} failed: ${event.Error}`);
+  }
+
+  #label(index: number): string {
+    return this.#labels[index] ?? `[${index + 1}]`;
+  }
 }
 
 /**
@@ -387,10 +536,11 @@ async function calibrateOnAws(opts: LocalOptions, given: Record<string, unknown>
       `--state-machine-arn ${arn === undefined ? 'is required with --aws' : `"${arn}" is not a state machine ARN`}; accepted: arn:aws:states:<region>:<account>:stateMachine:<name>`,
     );
   const region = opts.region ?? match[1];
-  const raw = { ...given };
-  if (opts.strategy !== undefined) raw.plan = { ...(raw.plan as object | undefined), strategy: opts.strategy };
-  const input = parseCalibrationInput(raw);
-  const name = opts.executionName ?? defaultExecutionName(input.target.deployment, systemClock.now());
+  const many = isBatchInput(given);
+  const raw = many ? batchWithStrategy(given, opts.strategy) : withStrategy(given, opts.strategy);
+  // Refused here with the message ValidateInput / ValidateTargets would give, before the execution starts.
+  const deployment = many ? (parseCalibrationBatchInput(raw), 'batch') : parseCalibrationInput(raw).target.deployment;
+  const name = opts.executionName ?? defaultExecutionName(deployment, systemClock.now());
   const sfn = new SFNClient({ region });
   try {
     const { executionArn } = await sfn.send(
@@ -417,6 +567,17 @@ async function calibrateOnAws(opts: LocalOptions, given: Record<string, unknown>
         await new Promise((done) => setTimeout(done, AWS_POLL_MS));
         continue;
       }
+      if (execution.status === 'SUCCEEDED' && many) {
+        const output = JSON.parse(execution.output ?? '{}') as { batchReport?: StoredBatchReport };
+        if (opts.json) return printJson(output.batchReport ?? output);
+        process.stdout.write(`${output.batchReport?.summary ?? 'calibration succeeded (no combined report)'}\n`);
+        if ((output.batchReport?.failed ?? 0) > 0)
+          throw executionFailure(
+            'CalibrationTargetsFailedError',
+            `${output.batchReport?.failed} target(s) failed (see the summary above)`,
+          );
+        return;
+      }
       if (execution.status === 'SUCCEEDED') {
         const output = JSON.parse(execution.output ?? '{}') as { report?: StoredReport };
         if (opts.json) return printJson(output.report ?? output);
@@ -442,6 +603,10 @@ function printAwsEvent(event: HistoryEvent): void {
     line(
       `${time}   failed: ${event.lambdaFunctionFailedEventDetails?.error ?? event.taskFailedEventDetails?.error ?? ''}`,
     );
+  else if (event.type === 'MapIterationStarted')
+    line(`${time} → target ${(event.mapIterationStartedEventDetails?.index ?? 0) + 1} started`);
+  else if (event.type === 'MapIterationSucceeded')
+    line(`${time}   target ${(event.mapIterationSucceededEventDetails?.index ?? 0) + 1} ended`);
   else if (event.type === 'ExecutionFailed') line(`${time} ✗ ${event.executionFailedEventDetails?.error ?? ''}`);
   else if (event.type === 'ExecutionSucceeded') line(`${time} ✓ succeeded`);
 }

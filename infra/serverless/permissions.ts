@@ -330,6 +330,8 @@ export const CALIBRATION_CAPABILITIES: Record<CalibrationStepName, readonly Capa
   dryRun: ['eksDescribeCluster'],
   storeReport: ['eksDescribeCluster', 'reportWrite', 'historyWrite'],
   cleanup: ['eksDescribeCluster', 'silencesDelete'],
+  validateTargets: [],
+  storeBatchReport: ['reportWrite'],
 };
 
 /** The calibration functions no Task state calls (CALIBRATION_EXTRA_FUNCTIONS). */
@@ -385,8 +387,17 @@ export function lambdaRole(
   return role({ Service: 'lambda.amazonaws.com' }, statements);
 }
 
-/** The state machine's role: invoke exactly the calibration functions, publish to the calibration topic. */
-export function stateMachineRole(functionLogicalIds: readonly string[]): Record<string, unknown> {
+/**
+ * The state machine's role: invoke exactly the calibration functions, publish to the calibration topic, and (many
+ * targets) run its own executions, one per target, with `states:startExecution.sync:2`.
+ */
+export function stateMachineRole(
+  settings: Pick<StackSettings, 'service' | 'stage'>,
+  functionLogicalIds: readonly string[],
+): Record<string, unknown> {
+  // By name, not by Ref: the role is part of the state machine's own definition, and a Ref would be a cycle.
+  const name = calibrationStateMachineName(settings);
+  const states = `arn:\${AWS::Partition}:states:\${AWS::Region}:\${AWS::AccountId}`;
   // Step Functions documents aws:SourceAccount in its trust policy (confused-deputy prevention); Lambda does not.
   const sameAccount = { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } };
   return role(
@@ -403,6 +414,28 @@ export function stateMachineRole(functionLogicalIds: readonly string[]): Record<
         Effect: 'Allow',
         Action: ['sns:Publish'],
         Resource: { Ref: LOGICAL_IDS.calibrationTopic },
+      },
+      {
+        Sid: 'StartOwnExecutionPerTarget',
+        Effect: 'Allow',
+        Action: ['states:StartExecution'],
+        Resource: sub(`${states}:stateMachine:${name}`),
+      },
+      {
+        // .sync follows the child (DescribeExecution) and stops it when the parent is stopped (StopExecution).
+        Sid: 'FollowOwnChildExecutions',
+        Effect: 'Allow',
+        Action: ['states:DescribeExecution', 'states:StopExecution'],
+        Resource: sub(`${states}:execution:${name}:*`),
+      },
+      {
+        // The managed rule through which Step Functions learns that a .sync child ended (the service integration guide).
+        Sid: 'ManagedRuleForSyncChildren',
+        Effect: 'Allow',
+        Action: ['events:PutTargets', 'events:PutRule', 'events:DescribeRule'],
+        Resource: sub(
+          'arn:${AWS::Partition}:events:${AWS::Region}:${AWS::AccountId}:rule/StepFunctionsGetEventsForStepFunctionsExecutionRule',
+        ),
       },
     ],
     sameAccount,

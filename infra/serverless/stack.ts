@@ -189,7 +189,7 @@ export function buildStack(input: unknown): BuiltStack {
     for (const name of CALIBRATION_EXTRA_FUNCTIONS)
       addRole(calibrationFunctionKey(name), CALIBRATION_EXTRA_CAPABILITIES[name]);
     if (amp !== undefined) addRole(ALERT_INSTALLER_FUNCTION, ALERT_INSTALLER_CAPABILITIES);
-    roles[LOGICAL_IDS.stateMachineRole] = stateMachineRole(calibrationKeys.map(lambdaLogicalId));
+    roles[LOGICAL_IDS.stateMachineRole] = stateMachineRole(settings, calibrationKeys.map(lambdaLogicalId));
 
     const topic = (name: string) => ({
       Type: 'AWS::SNS::Topic',

@@ -12,6 +12,14 @@ export {
   CalibrationTargetNotFoundError,
 } from './errors.js';
 export { calibrationInputSchema, parseCalibrationInput, type CalibrationInput, type CalibrationPlan } from './input.js';
+export {
+  BATCH_BOUNDS,
+  batchWorstCaseDuration,
+  isBatchInput,
+  parseCalibrationBatchInput,
+  targetIdentity,
+  type CalibrationBatchInput,
+} from './batchInput.js';
 export { gpuCount, podTemplateHash, vllmContainer, type TemplateContainer } from './provenance.js';
 export { argsOf, maxNumSeqsOf, parseVllmArgs } from './engineArgs.js';
 export { renderSummaryText } from './report.js';

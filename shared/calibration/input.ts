@@ -360,6 +360,17 @@ const calibrationInputFields = z.strictObject({
       pollSeconds: seconds('poll for a step window in AMP').default(3),
     })
     .prefault({}),
+  /**
+   * Set by a many-target execution on each target's child execution (batchInput.ts), never by hand: the parent
+   * execution and the target's place in its list. A child publishes no notification of its own: the parent sends one
+   * summarizing every target. Last, so that the keys an unknown key's message lists begin with those a user writes.
+   */
+  batch: z
+    .strictObject({
+      executionArn: z.string({ error: 'must be the parent execution ARN' }).min(1),
+      index: z.number({ error: 'must be the index of the target in the list' }).int().min(0),
+    })
+    .optional(),
 });
 
 /** The fields, then the bounds that span several of them (a plan's worst-case duration, a request's length). */

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { bindStep, bindSteps, type CalibrationTask } from '../../functions/calibration/task.js';
@@ -14,8 +15,10 @@ import {
   sweepLeases,
   type CalibrationPorts,
   type EndedExecutionCleanup,
+  type StoredBatchReport,
   type StoredReport,
   type SweepDecision,
+  type BatchReport,
 } from '../../shared/calibration/workflow/index.js';
 import { systemClock } from '../../shared/clock/index.js';
 import { ClusterConnections } from '../../shared/kube/connection/index.js';
@@ -28,6 +31,8 @@ import {
   localFunctionArns,
   runStateMachineLocally,
   SNS_PUBLISH_RESOURCE,
+  START_EXECUTION_SYNC_RESOURCE,
+  startExecutionSyncHandler,
   taskStates,
   snsPublishHandler,
   type AslDefinition,
@@ -62,6 +67,11 @@ export interface TwinCalibrationOptions {
   /** Changes the state → handler table before the run, given the ports (tests inject faults with it). */
   handlers?: (table: Record<string, LocalTaskHandler>, ports: CalibrationPorts) => Record<string, LocalTaskHandler>;
   onEvent?: RunLocallyOptions['onEvent'];
+  /**
+   * Many targets: every event of each child execution (one per target, named `<execution>-t<n>`); `onEvent` gets only
+   * the parent's own.
+   */
+  onChildEvent?: (child: string, event: Parameters<NonNullable<RunLocallyOptions['onEvent']>>[0]) => void;
   /** Poll Waits and rests shortened by this factor (tests); the holds are never shortened. */
   waitScale?: number;
   /** The pause before every retry, instead of the definition's backoff (tests). */
@@ -128,6 +138,8 @@ export function twinCalibrationPorts(
       new HttpMetricsSource({ endpoint: target.ampWorkspaceUrl, region: target.region, credentials }),
     reports: new LocalFolderReportStore({ directory: options.reportsDir }),
     reportPrefix: options.reportPrefix ?? (() => ''),
+    // The run's folder is the combined report's; each target's child writes into a folder of its own inside it.
+    batchReportPrefix: () => '',
     history: new DynamoDbHistoryStore({ client: dynamodb, tableName: aws.historyTable }),
     ...(aws.alertSilencesTable === undefined
       ? {}
@@ -156,7 +168,31 @@ export async function startTwinCalibration(
   const definition =
     options.timeoutSeconds === undefined ? loaded : { ...loaded, TimeoutSeconds: options.timeoutSeconds };
   const { ports, sns, close } = twinCalibrationPorts(state, options);
-  const table = calibrationLocalHandlers(definition, bindSteps(CALIBRATION_STEPS, ports), sns);
+  // Many targets: each target is a child execution of this same machine, on the same twin, handlers and options, its
+  // report in a folder of its own; stopping the parent stops the children, as Step Functions does with .sync.
+  const children = new Set<LocalRun>();
+  const startChild = startExecutionSyncHandler(async ({ stateMachineArn, name, input }) => {
+    if (stateMachineArn !== run.stateMachineArn)
+      throw Object.assign(new Error(`State Machine Does Not Exist: '${stateMachineArn}'`), {
+        name: 'StepFunctions.StateMachineDoesNotExistException',
+      });
+    const { onEvent: _parentsOwn, onChildEvent, ...shared } = options;
+    const child = await startTwinCalibration(state, {
+      ...shared,
+      input: input as Record<string, unknown>,
+      executionName: name,
+      reportsDir: join(options.reportsDir, name),
+      ...(onChildEvent === undefined ? {} : { onEvent: (event) => onChildEvent(name, event) }),
+    });
+    children.add(child.run);
+    try {
+      return { executionArn: child.run.executionArn, outcome: await child.run.result };
+    } finally {
+      children.delete(child.run);
+      child.close();
+    }
+  });
+  const table = calibrationLocalHandlers(definition, bindSteps(CALIBRATION_STEPS, ports), sns, startChild);
   // The stack's EventBridge rule on the machine's ABORTED, TIMED_OUT and FAILED executions, locally: the runner
   // delivers the same event to the same function once the execution ended.
   const onEnded = bindStep(cleanupEndedExecutionFunction, ports);
@@ -181,7 +217,14 @@ export async function startTwinCalibration(
           ),
         }),
   });
-  return { run, ports, close };
+  const stopping: LocalRun = {
+    ...run,
+    abort: () => {
+      for (const child of children) child.abort();
+      run.abort();
+    },
+  };
+  return { run: stopping, ports, close };
 }
 
 /**
@@ -257,17 +300,41 @@ export async function readOutcome(outcome: WorkflowOutcome): Promise<TwinCalibra
   return { report, stored };
 }
 
+/** A many-target calibration on the twin that ended as it should, with its combined report. */
+export interface TwinBatchResult {
+  report: BatchReport;
+  stored: StoredBatchReport;
+}
+
+/**
+ * The combined report of a many-target run that reached its end (some targets may have failed: the report says
+ * which), or the run's own failure (a refused list, ...) as the one-line named error the CLI prints.
+ */
+export async function readBatchOutcome(outcome: WorkflowOutcome): Promise<TwinBatchResult> {
+  if (outcome.status === 'aborted')
+    throw executionFailure('ExecutionAborted', `stopped (Ctrl-C); ${afterEndText(outcome.afterEnd)}`);
+  if (outcome.status !== 'succeeded') throw executionFailure(outcome.error, outcome.cause);
+  const stored = (outcome.output as { batchReport?: StoredBatchReport }).batchReport;
+  if (stored === undefined) throw executionFailure('CalibrationError', 'the execution ended without a combined report');
+  const report = JSON.parse(await readFile(stored.reportLocation, 'utf8')) as BatchReport;
+  return { report, stored };
+}
+
 /**
  * The local runner's table (state name → handler) for the calibration definition: each Lambda Task state gets the
- * bound step its `${...FunctionArn}` names, and the SNS Notify states publish through `sns` (the twin's endpoint), so
- * a local run sends the same messages as AWS.
+ * bound step its `${...FunctionArn}` names, the SNS Notify states publish through `sns` (the twin's endpoint), so
+ * a local run sends the same messages as AWS, and a many-target execution's children start through `startChild`.
  */
 export function calibrationLocalHandlers(
   definition: AslDefinition,
   tasks: Readonly<Record<keyof typeof CALIBRATION_STEPS, CalibrationTask>>,
   sns: SNSClient,
+  startChild: LocalTaskHandler,
 ): Record<string, LocalTaskHandler> {
-  const byResource: Record<string, LocalTaskHandler> = { [SNS_PUBLISH_RESOURCE]: snsPublishHandler(sns) };
+  const byResource: Record<string, LocalTaskHandler> = {
+    [SNS_PUBLISH_RESOURCE]: snsPublishHandler(sns),
+    [START_EXECUTION_SYNC_RESOURCE]: startChild,
+  };
   for (const [name, step] of Object.entries(CALIBRATION_STEPS))
     byResource[step.placeholder] = tasks[name as keyof typeof CALIBRATION_STEPS];
   return handlersByResource(definition, byResource);

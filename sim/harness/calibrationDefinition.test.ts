@@ -11,7 +11,6 @@ import {
   localFunctionArns,
   placeholdersIn,
   runStateMachineLocally,
-  SNS_PUBLISH_RESOURCE,
   substituteDefinition,
   taskStates,
   WorkflowHandlerMissingError,
@@ -22,6 +21,9 @@ import { calibrationLocalHandlers } from './calibration.js';
 
 const definition = await loadDefinition();
 const FAILURE_PATH = ['CleanupAfterFailure', 'NotifyFailure', 'Failed'];
+/** The many-target path: its own failure path (a refused list), and one child execution per target. */
+const BATCH_PATH = ['ValidateTargets', 'CalibrateTarget', 'StoreBatchReport', 'NotifyBatch', 'NotifyBatchFailure'];
+const noChild = () => Promise.reject(new Error('no child execution in this test'));
 
 describe('File: statemachines/calibration.asl.json', () => {
   it('is accepted by aws-local-stepfunctions once its placeholders are substituted', () => {
@@ -43,7 +45,12 @@ describe('File: statemachines/calibration.asl.json', () => {
     const sns = new SNSClient({ region: 'us-east-2' });
 
     // Act
-    const table = calibrationLocalHandlers(definition, bindSteps(CALIBRATION_STEPS, { logger: silentLogger }), sns);
+    const table = calibrationLocalHandlers(
+      definition,
+      bindSteps(CALIBRATION_STEPS, { logger: silentLogger }),
+      sns,
+      noChild,
+    );
 
     // Assess
     expect(() => checkLocalHandlers(definition, table)).not.toThrow();
@@ -55,7 +62,7 @@ describe('File: statemachines/calibration.asl.json', () => {
   it('sends every Task state of the main path to the failure path on any error, keeping the error in $.error', () => {
     // Act
     const main = allStates(definition).filter(
-      ({ name, state }) => state.Type === 'Task' && !FAILURE_PATH.includes(name),
+      ({ name, state }) => state.Type === 'Task' && !FAILURE_PATH.includes(name) && !BATCH_PATH.includes(name),
     );
 
     // Assess
@@ -68,7 +75,7 @@ describe('File: statemachines/calibration.asl.json', () => {
 
   it('retries the transient errors on every Lambda Task state with backoff and full jitter', () => {
     // Act
-    const lambdas = taskStates(definition).filter((t) => t.resource !== SNS_PUBLISH_RESOURCE);
+    const lambdas = taskStates(definition).filter((t) => t.resource.startsWith('${'));
 
     // Assess
     for (const { name } of lambdas) {
@@ -95,11 +102,55 @@ describe('File: statemachines/calibration.asl.json', () => {
     expect(definition.TimeoutSeconds).toBe(21600);
   });
 
+  it('sends a many-target input to the batch path, and every batch Task state to its own failure path', () => {
+    // Assess
+    expect(definition.StartAt).toBe('Targets?');
+    expect(definition.States['Targets?']).toMatchObject({
+      Type: 'Choice',
+      Choices: [{ Variable: '$.targets', IsPresent: true, Next: 'StartBatch' }],
+      Default: 'Start',
+    });
+    for (const name of ['ValidateTargets', 'CalibrateTargets', 'StoreBatchReport'])
+      expect(definition.States[name]?.Catch).toEqual([
+        { ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'NotifyBatchFailure' },
+      ]);
+  });
+
+  it('runs each target as a child execution of itself, at most maxConcurrency at once, catching its failure', () => {
+    // Act
+    const map = definition.States.CalibrateTargets;
+    const processor = map?.ItemProcessor;
+
+    // Assess
+    expect(map).toMatchObject({ Type: 'Map', MaxConcurrencyPath: '$.batch.maxConcurrency' });
+    expect(processor?.States.CalibrateTarget).toMatchObject({
+      Resource: 'arn:aws:states:::states:startExecution.sync:2',
+      Parameters: { 'StateMachineArn.$': '$$.StateMachine.Id' },
+      Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'TargetFailed' }],
+    });
+  });
+
+  it("keeps a many-target execution's children quiet: the parent sends the one notification", () => {
+    // Assess
+    for (const [choice, quiet] of [
+      ['Notify?', 'Succeeded'],
+      ['NotifyFailure?', 'Failed'],
+    ] as const)
+      expect(definition.States[choice]).toMatchObject({
+        Choices: [{ Variable: '$.input.batch', IsPresent: true, Next: quiet }],
+      });
+  });
+
   it('is refused by the local runner when a Task state has no handler, before anything runs', () => {
     // Prepare
     const sns = new SNSClient({ region: 'us-east-2' });
     const calls: string[] = [];
-    const table = calibrationLocalHandlers(definition, bindSteps(CALIBRATION_STEPS, { logger: silentLogger }), sns);
+    const table = calibrationLocalHandlers(
+      definition,
+      bindSteps(CALIBRATION_STEPS, { logger: silentLogger }),
+      sns,
+      noChild,
+    );
     const { MeasureStep: _dropped, ...incomplete } = table;
     const recording = Object.fromEntries(
       Object.entries(incomplete).map(([state, handler]) => [

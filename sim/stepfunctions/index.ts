@@ -5,5 +5,6 @@ export * from './localHandlers.js';
 export * from './promiseWithResolvers.js';
 export * from './runStateMachineLocally.js';
 export * from './snsPublish.js';
+export * from './startExecutionSync.js';
 export * from './substitute.js';
 export * from './types.js';

@@ -159,7 +159,7 @@ export function runStateMachineLocally(options: RunLocallyOptions): LocalRun {
     return outcome;
   })();
 
-  return { result, events, executionArn, abort: () => execution.abort() };
+  return { result, events, executionArn, stateMachineArn, abort: () => execution.abort() };
 }
 
 /** A Wait's SecondsPath (`$.a.b`) read from the last result of the Task whose ResultPath holds it. */

@@ -84,6 +84,8 @@ export interface LocalRun {
   /** Every event so far, in order (grows while the execution runs). */
   events: WorkflowEvent[];
   executionArn: string;
+  /** The ARN of the state machine it runs ($$.StateMachine.Id): a child execution of the same machine names it. */
+  stateMachineArn: string;
   /** Stops the execution after the state that is running now. */
   abort(): void;
 }

@@ -351,7 +351,12 @@ export function describePathTests(strategy: StrategyName): void {
 
           // Assess
           expect(outcome).toMatchObject({ status: 'failed', error: 'CalibrationRolloutTimeoutError' });
-          expect(statesEntered(events).slice(-3)).toEqual(['CleanupAfterFailure', 'NotifyFailure', 'Failed']);
+          expect(statesEntered(events).slice(-4)).toEqual([
+            'CleanupAfterFailure',
+            'NotifyFailure?',
+            'NotifyFailure',
+            'Failed',
+          ]);
           expect(await labelled(name)).toEqual({ jobs: [], configMaps: [] });
           expect(replicasOf(await liveDeployment())).toBe(replicasBefore);
         },
@@ -411,7 +416,12 @@ export function describePathTests(strategy: StrategyName): void {
           expect(outcome).toMatchObject({ status: 'failed', error: 'CalibrationDependencyUnavailableError' });
           const retries = events.filter((e) => e.type === 'StateRetried' && e.state.name === 'MeasureStep');
           expect(retries).toHaveLength(3);
-          expect(statesEntered(events).slice(-3)).toEqual(['CleanupAfterFailure', 'NotifyFailure', 'Failed']);
+          expect(statesEntered(events).slice(-4)).toEqual([
+            'CleanupAfterFailure',
+            'NotifyFailure?',
+            'NotifyFailure',
+            'Failed',
+          ]);
           expect(await labelled(name)).toEqual({ jobs: [], configMaps: [] });
           const failure = twin.sns.messages(topicArn).find((m) => m.attributes.execution?.value === name);
           expect(failure?.attributes.status?.value).toBe('failed');

@@ -18,7 +18,13 @@ export { parseLease, type CalibrationLease } from './calibrationLease.js';
 export { deployStep } from './deploy.js';
 export { dryRunStep } from './dryRun.js';
 export { measureStepStep } from './measureStep.js';
-export { CALIBRATION_ANNOTATIONS, EXECUTION_LABEL, EXECUTION_TIMEOUT_SECONDS, executionNames } from './names.js';
+export {
+  CALIBRATION_ANNOTATIONS,
+  childExecutionName,
+  EXECUTION_LABEL,
+  EXECUTION_TIMEOUT_SECONDS,
+  executionNames,
+} from './names.js';
 export { SHADOW_LABEL } from './shadow.js';
 export { causeMessage, executionFailure } from './outcome.js';
 export { planNextStepStep } from './planNextStep.js';
@@ -40,4 +46,15 @@ export {
   type SweepTarget,
 } from './sweepLeases.js';
 export { validateInputStep } from './validateInput.js';
+export { validateTargetsStep, type BatchItem, type BatchPlan } from './validateTargets.js';
+export { BATCH_REPORT_FILE, storeBatchReportStep, type StoredBatchReport } from './storeBatchReport.js';
+export {
+  buildBatchReport,
+  childFailure,
+  renderBatchSummary,
+  type BatchItemResult,
+  type BatchReport,
+  type BatchStatus,
+  type BatchTargetReport,
+} from './batchReport.js';
 export { watchLoadStepStep } from './watchLoadStep.js';

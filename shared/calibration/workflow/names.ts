@@ -55,3 +55,18 @@ export function executionNames(executionName: string): ExecutionNames {
     loadJob: (index) => `${prefix}-s${index}`,
   };
 }
+
+/** Step Functions execution names: at most 80 characters. */
+const EXECUTION_NAME_MAX = 80;
+
+/**
+ * The name of the child execution that calibrates entry `index` of a many-target execution: `<parent>-t<n>` (n from
+ * 1), so a redriven parent finds the same children. A parent name too long for the suffix is cut and a hash of it
+ * added, so two long parent names sharing a prefix still name different children.
+ */
+export function childExecutionName(parentName: string, index: number): string {
+  const suffix = `-t${index + 1}`;
+  if (parentName.length + suffix.length <= EXECUTION_NAME_MAX) return `${parentName}${suffix}`;
+  const hash = createHash('sha256').update(parentName).digest('hex').slice(0, 8);
+  return `${parentName.slice(0, EXECUTION_NAME_MAX - suffix.length - hash.length - 1)}-${hash}${suffix}`;
+}

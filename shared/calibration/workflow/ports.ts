@@ -33,6 +33,11 @@ export interface CalibrationPorts {
    * `calibrations/<cluster>/<namespace>/<deployment>/<execution name>`; the CLI uses `""` (its own folder per run).
    */
   reportPrefix?: (input: CalibrationInput, executionName: string) => string;
+  /**
+   * The prefix of a many-target execution's combined report. Default `calibrations/batches/<execution name>`; the CLI
+   * uses `""` (its own folder per run).
+   */
+  batchReportPrefix?: (executionName: string) => string;
 }
 
 /** The ports every step has: the clock and the logger. */
@@ -42,4 +47,9 @@ export type BasePorts = Pick<CalibrationPorts, 'clock' | 'logger'>;
 export function defaultReportPrefix(input: CalibrationInput, executionName: string): string {
   const { cluster, namespace, deployment } = input.target;
   return `calibrations/${cluster}/${namespace}/${deployment}/${executionName}`;
+}
+
+/** The default prefix of a many-target execution's combined report (its targets' reports keep their own). */
+export function defaultBatchReportPrefix(executionName: string): string {
+  return `calibrations/batches/${executionName}`;
 }

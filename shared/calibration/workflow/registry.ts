@@ -11,8 +11,10 @@ import { planNextStepStep } from './planNextStep.js';
 import { readinessGateStep } from './readinessGate.js';
 import { startLoadStepStep } from './startLoadStep.js';
 import { startWarmupStep } from './startWarmup.js';
+import { storeBatchReportStep } from './storeBatchReport.js';
 import { storeReportStep } from './storeReport.js';
 import { validateInputStep } from './validateInput.js';
+import { validateTargetsStep } from './validateTargets.js';
 import { watchLoadStepStep } from './watchLoadStep.js';
 
 /**
@@ -37,6 +39,9 @@ export const CALIBRATION_STEPS = {
   dryRun: dryRunStep,
   storeReport: storeReportStep,
   cleanup: cleanupStep,
+  // A many-target execution: its list checked and laid out, then the combined report once every child has ended.
+  validateTargets: validateTargetsStep,
+  storeBatchReport: storeBatchReportStep,
 } as const;
 
 export type CalibrationStepName = keyof typeof CALIBRATION_STEPS;
