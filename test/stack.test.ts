@@ -595,6 +595,7 @@ describe('Stack: the packaged CloudFormation template', () => {
       {
         key: 'preflight',
         actions: [
+          'aps:DescribeRuleGroupsNamespace',
           'aps:ListRules',
           'aps:QueryMetrics',
           'dynamodb:GetItem',

@@ -297,7 +297,17 @@ export const FUNCTION_CAPABILITIES = {
     'historyRead',
   ],
   slackNotifier: ['slackSecretRead', 'slackDeadLetter'],
-  preflight: ['ampQuery', 'ampListRules', 'eksDescribeCluster', 'historyRead', 'publishPreflight', 'heartbeatRead'],
+  // ampDescribeRuleGroups: check 5 compares this stage's rule groups namespace with the generated rules when
+  // alerts.engine is amp (its own namespace only; harmless read with the lambda engine).
+  preflight: [
+    'ampQuery',
+    'ampListRules',
+    'ampDescribeRuleGroups',
+    'eksDescribeCluster',
+    'historyRead',
+    'publishPreflight',
+    'heartbeatRead',
+  ],
   // publishPreflight: drift goes to the preflight topic (checklist item 8 gone stale).
   driftDetector: ['ampQuery', 'eksDescribeCluster', 'historyRead', 'publishPreflight', 'startCalibrations'],
 } as const satisfies Record<string, readonly CapabilityName[]>;
