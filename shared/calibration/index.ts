@@ -11,7 +11,13 @@ export {
   CalibrationRollbackNotFoundError,
   CalibrationTargetNotFoundError,
 } from './errors.js';
-export { calibrationInputSchema, parseCalibrationInput, type CalibrationInput, type CalibrationPlan } from './input.js';
+export {
+  calibrationInputSchema,
+  parseCalibrationInput,
+  requestMixOf,
+  type CalibrationInput,
+  type CalibrationPlan,
+} from './input.js';
 export { gpuCount, podTemplateHash, vllmContainer, type TemplateContainer } from './provenance.js';
 export { argsOf, maxNumSeqsOf, parseVllmArgs } from './engineArgs.js';
 export { renderSummaryText } from './report.js';

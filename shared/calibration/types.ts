@@ -1,4 +1,5 @@
 import type { K6Summary } from '../kube/index.js';
+import type { RequestMix } from '../load/index.js';
 
 /**
  * Contracts of the calibration: what the strategies, the measurement, the analysis, the workflow handlers and the
@@ -225,7 +226,12 @@ export interface Provenance {
    */
   podTemplateHash: string;
   strategy: string;
+  /** The request lengths: fixed ones, or a mix's expected values (rounded). */
   requestShape: { promptTokens: number; maxTokens: number };
+  /** The lengths' distributions and seed, when they were not fixed (absent in reports from before mixes). */
+  requestMix?: RequestMix;
+  /** true when the requests streamed (k6 measured TTFT and inter-token latency); absent otherwise. */
+  stream?: boolean;
   /** deploy.mode shadow: the copy of `deployment` the load went to (same Pod template); absent when it was itself. */
   measuredOn?: string;
 }
