@@ -13,10 +13,13 @@ export {
 } from './errors.js';
 export {
   calibrationInputSchema,
+  calibrationRequestSchema,
   parseCalibrationInput,
+  parseCalibrationRequest,
   requestMixOf,
   type CalibrationInput,
   type CalibrationPlan,
+  type CalibrationRequest,
 } from './input.js';
 export { gpuCount, podTemplateHash, vllmContainer, type TemplateContainer } from './provenance.js';
 export { argsOf, maxNumSeqsOf, parseVllmArgs } from './engineArgs.js';

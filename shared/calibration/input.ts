@@ -99,6 +99,33 @@ const rate = (what: string) =>
     .gt(0, { error: `must be > 0 requests/s (${what})` })
     .max(INPUT_BOUNDS.rateRps, { error: `must be <= ${INPUT_BOUNDS.rateRps} requests/s (${what})` });
 
+/** The `request` of a calibration input; `vllm-pilot twin capacity --request` reads the same. */
+export const calibrationRequestSchema = z
+  .strictObject({
+    promptTokens: lengthDistributionSchema('prompt tokens', INPUT_BOUNDS.tokens).default(35),
+    maxTokens: lengthDistributionSchema('max_tokens', INPUT_BOUNDS.tokens).default(100),
+    /** The seed of the lengths' draws: the same seed, the same lengths for the same iteration, on EKS and the twin. */
+    seed: mixSeedSchema.default(DEFAULT_MIX_SEED),
+    /**
+     * true: every request streams (`stream: true`, usage in the last chunk) and k6 measures time to first token and
+     * inter-token latency; needs a k6 image with the xk6-sse extension (k6.image).
+     */
+    stream: z.boolean({ error: 'must be true or false (stream the answers)' }).default(false),
+    timeoutSeconds: seconds('per-request timeout').default(240),
+  })
+  .prefault({});
+export type CalibrationRequest = z.output<typeof calibrationRequestSchema>;
+
+/** Validates a calibration input's `request` alone; CalibrationInputInvalidError names every bad field (`request.…`). */
+export function parseCalibrationRequest(request: unknown): CalibrationRequest {
+  const parsed = calibrationRequestSchema.safeParse(request, { error: unknownKeysError });
+  if (!parsed.success)
+    throw new CalibrationInputInvalidError(
+      inputIssues(parsed.error.issues.map((issue) => ({ ...issue, path: ['request', ...issue.path] }))),
+    );
+  return parsed.data;
+}
+
 const calibrationInputFields = z.strictObject({
   /** The deployment to calibrate and where its metrics are. */
   target: z.strictObject({
@@ -186,20 +213,16 @@ const calibrationInputFields = z.strictObject({
    * request the same) or a distribution (shared/load): k6 draws each request's lengths from it, seeded, so a run is
    * reproducible (docs/calibration.md, "The request mix").
    */
-  request: z
-    .strictObject({
-      promptTokens: lengthDistributionSchema('prompt tokens', INPUT_BOUNDS.tokens).default(35),
-      maxTokens: lengthDistributionSchema('max_tokens', INPUT_BOUNDS.tokens).default(100),
-      /** The seed of the lengths' draws: the same seed, the same lengths for the same iteration, on EKS and the twin. */
-      seed: mixSeedSchema.default(DEFAULT_MIX_SEED),
-      /**
-       * true: every request streams (`stream: true`, usage in the last chunk) and k6 measures time to first token and
-       * inter-token latency; needs a k6 image with the xk6-sse extension (k6.image).
-       */
-      stream: z.boolean({ error: 'must be true or false (stream the answers)' }).default(false),
-      timeoutSeconds: seconds('per-request timeout').default(240),
-    })
-    .prefault({}),
+  request: calibrationRequestSchema,
+  promptTokens: lengthDistributionSchema('prompt tokens', INPUT_BOUNDS.tokens).default(35),
+  maxTokens: lengthDistributionSchema('max_tokens', INPUT_BOUNDS.tokens).default(100),
+  /** The seed of the lengths' draws: the same seed, the same lengths for the same iteration, on EKS and the twin. */
+  seed: mixSeedSchema.default(DEFAULT_MIX_SEED),
+  /**
+   * true: every request streams (`stream: true`, usage in the last chunk) and k6 measures time to first token and
+   * inter-token latency; needs a k6 image with the xk6-sse extension (k6.image).
+   */
+  stream: z.boolean({ error: 'must be true or false (stream the answers)' }).default(false),
   /**
    * The k6 Jobs' Pod (warmup and load steps): image (default grafana/k6; streaming needs one built with xk6-sse),
    * resources (default: 1 CPU and 1 Gi requested, 2 Gi memory limit, no CPU limit), nodeSelector, tolerations,
