@@ -205,6 +205,21 @@ export interface CalibrationAnalysis {
   alerts?: DerivedAlertThresholds | null;
   /** Warnings a user should read (few Pods measured, drops in k6, errors, ...). */
   notes: string[];
+  /** The requests k6 sent: the mix asked for and the lengths vLLM reported (sentLoad.ts); absent in older reports. */
+  sent?: SentLoad;
+}
+
+/** The request mix a calibration sent, as asked and as k6 measured it. */
+export interface SentLoad {
+  /** Each length's distribution (as text, e.g. `uniform 100-900 (mean 500)`) and expected value. */
+  promptTokens: { distribution: string; expected: number };
+  maxTokens: { distribution: string; expected: number };
+  seed: number;
+  stream: boolean;
+  /** Requests answered over the steps' k6 summaries. */
+  requests: number;
+  /** Mean prompt and completion tokens from vLLM's usage, weighted by answered requests; null when k6 had none. */
+  achieved: { promptTokensMean: number; completionTokensMean: number } | null;
 }
 
 /** Where a calibration comes from. */
