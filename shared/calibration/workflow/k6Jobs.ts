@@ -96,9 +96,7 @@ export function k6Request(
   const mix = requestMixOf(input.request);
   const fixed = isFixed(mix.prompt) && isFixed(mix.output);
   return {
-    ...(fixed
-      ? { promptTokens: lengthMean(mix.prompt), maxTokens: lengthMean(mix.output) }
-      : { requestMix: mix, maxTokens: Math.round(lengthMean(mix.output)) }),
+    ...(fixed ? { promptTokens: lengthMean(mix.prompt), maxTokens: lengthMean(mix.output) } : { requestMix: mix }),
     stream: input.request.stream,
     pod: input.k6,
   };
