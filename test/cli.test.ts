@@ -357,6 +357,66 @@ describe('Command: vllm-pilot twin capacity', () => {
   }, 60_000);
 });
 
+describe('Command: vllm-pilot twin capacity with a request mix', () => {
+  const prompt = '{distribution: uniform, min: 20, max: 60}';
+  const output = '{distribution: histogram, buckets: [{tokens: 16, weight: 1}, {tokens: 48, weight: 1}]}';
+
+  it('measures the mix from flags and from a calibration input file alike, and reports its expected lengths', async () => {
+    // Prepare: the same mix as a calibration input's request (with the rest of an input around it).
+    const file = join(dir, 'mix-input.yaml');
+    await writeFile(
+      file,
+      `target: {cluster: demo}\nrequest:\n  promptTokens: ${prompt}\n  maxTokens: ${output}\n  seed: 5\n`,
+    );
+
+    // Act
+    const [fromFlags, fromFile] = await Promise.all([
+      run([
+        'twin',
+        'capacity',
+        '--profile',
+        'demo',
+        '--prompt-tokens',
+        prompt,
+        '--max-tokens',
+        output,
+        '--seed',
+        '5',
+        '--at-rps',
+        '10',
+        '--json',
+      ]),
+      run(['twin', 'capacity', '--profile', 'demo', '--request', file, '--at-rps', '10', '--json']),
+    ]);
+
+    // Assess
+    expect(fromFlags.code).toBe(0);
+    const json = JSON.parse(fromFlags.stdout) as { capacityRps: number; shape: unknown; mix: unknown };
+    expect(json.shape).toEqual({ promptTokens: 40, maxTokens: 32 });
+    expect(json.mix).toMatchObject({ seed: 5, prompt: { distribution: 'uniform', min: 20, max: 60 } });
+    expect(json.capacityRps).toBeGreaterThan(20);
+    expect(JSON.parse(fromFile.stdout)).toEqual(json);
+  }, 60_000);
+
+  it('refuses a distribution whose max is below its min, in one line naming the field', async () => {
+    // Act
+    const result = await run([
+      'twin',
+      'capacity',
+      '--profile',
+      'demo',
+      '--prompt-tokens',
+      '{distribution: uniform, min: 60, max: 20}',
+    ]);
+
+    // Assess
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/request\.promptTokens\.max: 20 is below min \(60\)/);
+  }, 60_000);
+});
+
 describe('Command: vllm-pilot twin up (with load, metrics read and metrics collect)', () => {
   // One twin for the whole block, from a profile file that extends demo with one replica: the steps a user takes.
   let twinUp: ChildProcess;

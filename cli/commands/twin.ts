@@ -1,9 +1,14 @@
 import { rm } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
 import { Argument, type Command, InvalidArgumentError, Option } from 'commander';
 import type { ActiveFault } from '../../sim/harness/index.js';
 import { FAULT_KINDS } from '../../sim/harness/faultKinds.js';
 import { readTwinState } from '../../sim/harness/twinState.js';
+import { parseCalibrationRequest, requestMixOf } from '../../shared/calibration/index.js';
+import { describeLength, isFixed, meanLengths } from '../../shared/load/index.js';
+import { CliOptionInvalidError } from '../errors.js';
 import { harness } from '../harness.js';
+import { readStructuredObject } from '../readFile.js';
 import { formatNumber, progressBar, table, writeProgress } from '../output.js';
 import { positiveInteger, positiveNumber, positiveNumberList, printJson } from '../options.js';
 
@@ -96,22 +101,55 @@ export function registerTwinCommands(program: Command): void {
     .command('capacity')
     .description("measure one replica's capacity on the virtual clock (deterministic, takes seconds)")
     .requiredOption('--profile <name|file>', 'a built-in profile or a YAML/JSON file')
-    .option('--prompt-tokens <n>', 'prompt length in tokens', positiveInteger, GUIDE_SHAPE.promptTokens)
-    .option('--max-tokens <n>', 'max_tokens of every request', positiveInteger, GUIDE_SHAPE.maxTokens)
+    .option(
+      '--prompt-tokens <n|distribution>',
+      'prompt length: tokens, or a distribution as in a calibration input, e.g. "{distribution: uniform, min: 100, max: 900}" (default 35)',
+      lengthOption('--prompt-tokens'),
+    )
+    .option(
+      '--max-tokens <n|distribution>',
+      'max_tokens: tokens, or a distribution, e.g. "{distribution: histogram, buckets: [{tokens: 64, weight: 3}, {tokens: 512, weight: 1}]}" (default 100)',
+      lengthOption('--max-tokens'),
+    )
+    .option('--seed <n>', 'seed of the drawn lengths (as request.seed; default 1)', integerOption('--seed'))
+    .option(
+      '--request <file>',
+      "a YAML/JSON file holding a calibration input's `request` (or a whole calibration input); flags override it",
+    )
     .option('--at-rps <list>', 'also measure latency at these request rates, e.g. 20,40', positiveNumberList)
     .option('--json', 'print JSON')
     .action(
-      async (opts: { profile: string; promptTokens: number; maxTokens: number; atRps?: number[]; json?: boolean }) => {
+      async (opts: {
+        profile: string;
+        promptTokens?: unknown;
+        maxTokens?: unknown;
+        seed?: number;
+        request?: string;
+        atRps?: number[];
+        json?: boolean;
+      }) => {
         const { loadProfile, measureCapacity, measureLatency } = await harness();
         const profile = await loadProfile(opts.profile);
-        const shape = { promptTokens: opts.promptTokens, maxTokens: opts.maxTokens };
-        const capacity = measureCapacity(profile, shape);
+        const fromFile = opts.request === undefined ? {} : await requestOfFile(opts.request);
+        const request = parseCalibrationRequest({
+          ...fromFile,
+          ...(opts.promptTokens === undefined ? {} : { promptTokens: opts.promptTokens }),
+          ...(opts.maxTokens === undefined ? {} : { maxTokens: opts.maxTokens }),
+          ...(opts.seed === undefined ? {} : { seed: opts.seed }),
+        });
+        const mix = requestMixOf(request);
+        const fixed = isFixed(mix.prompt) && isFixed(mix.output);
+        const means = meanLengths(mix);
+        // A mix is simulated request by request with the k6 script's sampler (sim/vllm/capacity.ts says why).
+        const options = fixed ? {} : { mix };
+        const capacity = measureCapacity(profile, means, options);
         const rates = opts.atRps ?? [0.5, 0.8].map((f) => Math.round(capacity.capacityRps * f * 10) / 10);
-        const latency = rates.map((rps) => measureLatency(profile, shape, rps, 120));
+        const latency = rates.map((rps) => measureLatency(profile, means, rps, 120, options));
         const result = {
           profile: profile.name,
           capacityRps: round(capacity.capacityRps),
-          shape,
+          shape: fixed ? means : { promptTokens: round(means.promptTokens), maxTokens: round(means.maxTokens) },
+          ...(fixed ? {} : { mix }),
           limitedBy: capacity.limitedBy,
           reason: capacity.reason,
           latency: latency.map((l) => ({
@@ -125,9 +163,12 @@ export function registerTwinCommands(program: Command): void {
           })),
         };
         if (opts.json) return printJson(result);
+        const shapeText = fixed
+          ? `prompt ${means.promptTokens} tokens, max_tokens ${means.maxTokens}`
+          : `prompt ${describeLength(mix.prompt)} tokens, max_tokens ${describeLength(mix.output)}, seed ${mix.seed}`;
         process.stdout.write(
           `Profile ${profile.name}: one replica sustains ${formatNumber(result.capacityRps)} requests/s ` +
-            `for prompt ${shape.promptTokens} tokens, max_tokens ${shape.maxTokens} (limited by ${capacity.limitedBy}).\n` +
+            `for ${shapeText} (limited by ${capacity.limitedBy}).\n` +
             `${capacity.reason}\n\n` +
             table(
               ['offered req/s', 'achieved req/s', 'p50 e2e s', 'p95 e2e s', 'p95 TTFT s', 'mean queue'],
@@ -361,4 +402,37 @@ function number(value: string): number {
 
 function round(n: number): number {
   return Math.round(n * 1000) / 1000;
+}
+
+/** A length flag: a number, or a distribution in YAML/JSON (validated with the calibration input's schema after). */
+function lengthOption(flag: string): (value: string) => unknown {
+  return (value) => {
+    try {
+      const parsed = parseYaml(value) as unknown;
+      // A bare number keeps the flag's old check and message (an integer >= 1).
+      return typeof parsed === 'number' ? positiveInteger(value) : parsed;
+    } catch (error) {
+      if (error instanceof InvalidArgumentError) throw error;
+      throw new InvalidArgumentError(
+        `expected a number of tokens or a distribution in YAML/JSON such as "{distribution: uniform, min: 100, max: 900}", got "${value}" (${flag})`,
+      );
+    }
+  };
+}
+
+function integerOption(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isSafeInteger(n)) throw new InvalidArgumentError(`expected an integer, got "${value}" (${flag})`);
+    return n;
+  };
+}
+
+/** The `request` of a calibration input file, or the file itself when it is only a request. */
+async function requestOfFile(path: string): Promise<Record<string, unknown>> {
+  const object = await readStructuredObject('--request', path);
+  const request = 'request' in object ? object['request'] : object;
+  if (request === null || typeof request !== 'object' || Array.isArray(request))
+    throw new CliOptionInvalidError('--request', path, "a file holding a calibration input's request mapping");
+  return request as Record<string, unknown>;
 }

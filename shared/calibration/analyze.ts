@@ -13,13 +13,18 @@ import { floor1, fmt, round1 } from './format.js';
 import type { CalibrationInput } from './input.js';
 import { classifyStep } from './measure.js';
 import { kneeEstimate, type KneeEstimate } from './capacityEstimate.js';
+import { sentLoad } from './sentLoad.js';
 import type { CalibrationAnalysis, Derived, StepMeasurement, Thresholds } from './types.js';
 
 /** KEDA's activationThreshold for the queue trigger (the guide's ScaledObject: "1"). */
 export const QUEUE_ACTIVATION = 1;
 
-/** Names the saturation point, the last stable rate, one replica's capacity and the thresholds. */
+/** Names the saturation point, the last stable rate, one replica's capacity and the thresholds; says what was sent. */
 export function analyze(measured: readonly StepMeasurement[], input: CalibrationInput): CalibrationAnalysis {
+  return { ...analyzeSteps(measured, input), sent: sentLoad(measured, input) };
+}
+
+function analyzeSteps(measured: readonly StepMeasurement[], input: CalibrationInput): CalibrationAnalysis {
   // Only steps that are evidence (shared/calibration/evidence.ts): a step whose checks failed was repeated.
   const steps = measured.filter(evidenceHeld);
   if (steps.length === 0) {

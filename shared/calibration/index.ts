@@ -11,7 +11,16 @@ export {
   CalibrationRollbackNotFoundError,
   CalibrationTargetNotFoundError,
 } from './errors.js';
-export { calibrationInputSchema, parseCalibrationInput, type CalibrationInput, type CalibrationPlan } from './input.js';
+export {
+  calibrationInputSchema,
+  calibrationRequestSchema,
+  parseCalibrationInput,
+  parseCalibrationRequest,
+  requestMixOf,
+  type CalibrationInput,
+  type CalibrationPlan,
+  type CalibrationRequest,
+} from './input.js';
 export {
   BATCH_BOUNDS,
   batchWorstCaseDuration,

@@ -1,5 +1,16 @@
 import * as z from 'zod';
 import { REGION, TARGET_NAME_RULES, toConfigIssues } from '../config/index.js';
+import {
+  DEFAULT_MIX_SEED,
+  lengthDistributionSchema,
+  longestRequest,
+  mixSeedSchema,
+  toDistribution,
+  type LengthDistribution,
+  type RequestMix,
+} from '../load/index.js';
+import { K6_IMAGE } from '../kube/index.js';
+import { k6PodSettingsSchema } from '../kube/manifests/index.js';
 import { CalibrationInputInvalidError, type InputIssue } from './errors.js';
 import { EXECUTION_TIMEOUT_SECONDS } from './executionTimeout.js';
 import { STRATEGY_NAMES, type StrategyName } from './strategyNames.js';
@@ -88,6 +99,33 @@ const rate = (what: string) =>
     .gt(0, { error: `must be > 0 requests/s (${what})` })
     .max(INPUT_BOUNDS.rateRps, { error: `must be <= ${INPUT_BOUNDS.rateRps} requests/s (${what})` });
 
+/** The `request` of a calibration input; `vllm-pilot twin capacity --request` reads the same. */
+export const calibrationRequestSchema = z
+  .strictObject({
+    promptTokens: lengthDistributionSchema('prompt tokens', INPUT_BOUNDS.tokens).default(35),
+    maxTokens: lengthDistributionSchema('max_tokens', INPUT_BOUNDS.tokens).default(100),
+    /** The seed of the lengths' draws: the same seed, the same lengths for the same iteration, on EKS and the twin. */
+    seed: mixSeedSchema.default(DEFAULT_MIX_SEED),
+    /**
+     * true: every request streams (`stream: true`, usage in the last chunk) and k6 measures time to first token and
+     * inter-token latency; needs a k6 image with the xk6-sse extension (k6.image).
+     */
+    stream: z.boolean({ error: 'must be true or false (stream the answers)' }).default(false),
+    timeoutSeconds: seconds('per-request timeout').default(240),
+  })
+  .prefault({});
+export type CalibrationRequest = z.output<typeof calibrationRequestSchema>;
+
+/** Validates a calibration input's `request` alone; CalibrationInputInvalidError names every bad field (`request.…`). */
+export function parseCalibrationRequest(request: unknown): CalibrationRequest {
+  const parsed = calibrationRequestSchema.safeParse(request, { error: unknownKeysError });
+  if (!parsed.success)
+    throw new CalibrationInputInvalidError(
+      inputIssues(parsed.error.issues.map((issue) => ({ ...issue, path: ['request', ...issue.path] }))),
+    );
+  return parsed.data;
+}
+
 const calibrationInputFields = z.strictObject({
   /** The deployment to calibrate and where its metrics are. */
   target: z.strictObject({
@@ -170,14 +208,27 @@ const calibrationInputFields = z.strictObject({
       error: `must be <= ${INPUT_BOUNDS.testReplicas} (replicas during the test; a calibration measures one replica's capacity)`,
     })
     .default(1),
-  /** The request shape of every load request (the guide: a prompt of about 35 tokens, max_tokens 100). */
-  request: z
-    .strictObject({
-      promptTokens: tokens('prompt tokens').default(35),
-      maxTokens: tokens('max_tokens').default(100),
-      timeoutSeconds: seconds('per-request timeout').default(240),
-    })
-    .prefault({}),
+  /**
+   * The requests k6 sends (the guide: a prompt of about 35 tokens, max_tokens 100). Each length is a number (every
+   * request the same) or a distribution (shared/load): k6 draws each request's lengths from it, seeded, so a run is
+   * reproducible (docs/calibration.md, "The request mix").
+   */
+  request: calibrationRequestSchema,
+  promptTokens: lengthDistributionSchema('prompt tokens', INPUT_BOUNDS.tokens).default(35),
+  maxTokens: lengthDistributionSchema('max_tokens', INPUT_BOUNDS.tokens).default(100),
+  /** The seed of the lengths' draws: the same seed, the same lengths for the same iteration, on EKS and the twin. */
+  seed: mixSeedSchema.default(DEFAULT_MIX_SEED),
+  /**
+   * true: every request streams (`stream: true`, usage in the last chunk) and k6 measures time to first token and
+   * inter-token latency; needs a k6 image with the xk6-sse extension (k6.image).
+   */
+  stream: z.boolean({ error: 'must be true or false (stream the answers)' }).default(false),
+  /**
+   * The k6 Jobs' Pod (warmup and load steps): image (default grafana/k6; streaming needs one built with xk6-sse),
+   * resources (default: 1 CPU and 1 Gi requested, 2 Gi memory limit, no CPU limit), nodeSelector, tolerations,
+   * imagePullSecrets.
+   */
+  k6: k6PodSettingsSchema.prefault({}),
   /** The guide: 100 sequential requests (1 VU) before measuring, so CUDA graph capture is over. */
   warmup: z
     .strictObject({
@@ -384,16 +435,37 @@ export const calibrationInputSchema = calibrationInputFields.superRefine((input,
         `worst-case duration ${plan.seconds} s (${plan.formula}) exceeds the execution timeout ` +
         `${EXECUTION_TIMEOUT_SECONDS} s; accepted: fewer or shorter steps, or shorter timeouts`,
     });
-  const request = input.request.promptTokens + input.request.maxTokens;
+  if (input.request.stream && input.k6.image === K6_IMAGE)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['k6', 'image'],
+      message:
+        `request.stream needs a k6 built with the xk6-sse extension (stock ${K6_IMAGE} cannot read a stream as it ` +
+        'arrives); accepted: the image of one, e.g. built with `xk6 build --with github.com/phymbert/xk6-sse`',
+    });
+  const request = longestRequest(requestMixOf(input.request));
   if (input.deploy.mode === 'apply' && request > input.deploy.maxModelLen)
     ctx.addIssue({
       code: 'custom',
       path: ['request', 'maxTokens'],
       message:
         `promptTokens + maxTokens = ${request} tokens exceeds deploy.maxModelLen (${input.deploy.maxModelLen}), ` +
-        "the model's context; accepted: a request that fits it",
+        "the model's context; accepted: a request (the longest of a distribution) that fits it",
     });
 });
+
+/** The request mix of an input's `request`: numbers become fixed distributions. */
+export function requestMixOf(request: {
+  promptTokens: number | LengthDistribution;
+  maxTokens: number | LengthDistribution;
+  seed: number;
+}): RequestMix {
+  return {
+    seed: request.seed,
+    prompt: toDistribution(request.promptTokens),
+    output: toDistribution(request.maxTokens),
+  };
+}
 
 export type CalibrationInput = z.output<typeof calibrationInputSchema>;
 export type CalibrationInputSpec = z.input<typeof calibrationInputSchema>;

@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import type { KubeObject } from '../kube/index.js';
 import { CalibrationTargetNotFoundError } from './errors.js';
-import type { CalibrationInput } from './input.js';
+import { isFixed, meanLengths } from '../load/index.js';
+import { requestMixOf, type CalibrationInput } from './input.js';
 import type { Provenance } from './types.js';
 
 /** The GPU resource the NVIDIA device plugin advertises. */
@@ -97,7 +98,7 @@ export function buildProvenance(params: ProvenanceParams): Provenance {
     vllmArgs: [...(container.args ?? container.command ?? [])],
     podTemplateHash: podTemplateHash(template),
     strategy: params.strategy,
-    requestShape: { promptTokens: input.request.promptTokens, maxTokens: input.request.maxTokens },
+    ...requestProvenance(input),
     ...(params.measuredOn === undefined ? {} : { measuredOn: params.measuredOn }),
   };
 }
@@ -170,4 +171,19 @@ function describeGpu(
   const head = count === undefined ? gpu : `${count} × ${gpu}`;
   if (product === undefined && count === undefined) return instance ?? null;
   return instance === undefined ? head : `${head} (${instance})`;
+}
+
+/**
+ * The request shape: the lengths when fixed, else their expected values (rounded) with the mix itself, so a reader
+ * (whatif, the report) sees both what a typical request was and how the lengths varied.
+ */
+function requestProvenance(input: CalibrationInput): Pick<Provenance, 'requestShape' | 'requestMix' | 'stream'> {
+  const mix = requestMixOf(input.request);
+  const means = meanLengths(mix);
+  const fixed = isFixed(mix.prompt) && isFixed(mix.output);
+  return {
+    requestShape: { promptTokens: Math.round(means.promptTokens), maxTokens: Math.round(means.maxTokens) },
+    ...(fixed ? {} : { requestMix: mix }),
+    ...(input.request.stream ? { stream: true } : {}),
+  };
 }

@@ -113,6 +113,51 @@ describe('Function: renderSummaryText', () => {
   });
 });
 
+describe('Function: renderSummaryText (a request mix, streamed)', () => {
+  it("shows the mix asked for, the mean lengths k6 saw, and k6's TTFT beside vLLM's from AMP", () => {
+    // Prepare: two steps, each with k6's TTFT and token means (10 req/s × 60 s and 20 req/s × 60 s answered).
+    const input = testInput({
+      request: {
+        promptTokens: { distribution: 'uniform', min: 100, max: 900 },
+        maxTokens: {
+          distribution: 'histogram',
+          buckets: [
+            { tokens: 64, weight: 3 },
+            { tokens: 512, weight: 1 },
+          ],
+        },
+        seed: 9,
+        stream: true,
+      },
+      k6: { image: 'registry.example/k6-sse:0.54.0' },
+    });
+    const ttft = (med: number, p95: number) => ({ avg: med, min: 10, med, max: p95 * 2, p90: p95, p95, p99: p95 });
+    const specs: StepSpec[] = [
+      { rateRps: 10, k6: { ttftMs: ttft(80, 150), promptTokensAvg: 490, completionTokensAvg: 170 } },
+      { rateRps: 20, k6: { ttftMs: ttft(120, 240), promptTokensAvg: 505, completionTokensAvg: 180 } },
+    ];
+    const report = guideReport({ input, steps: buildSteps(specs, input), change: null });
+
+    // Act
+    const text = renderSummaryText(report);
+
+    // Assess
+    expect(text).toContain('request shape: 500 prompt tokens, max_tokens 176 (expected lengths of the mix)');
+    expect(text).toContain(
+      'request mix: prompt uniform 100-900 (mean 500) tokens, max_tokens histogram 64×3, 512×1 (mean 176), seed 9, streamed',
+    );
+    // Weighted by answered requests: (490 × 600 + 505 × 1200) / 1800 = 500, (170 × 600 + 180 × 1200) / 1800 = 176.7.
+    expect(text).toContain(
+      'sent (k6): 1800 answered requests, mean prompt 500 tokens (expected 500), mean output 176.7 tokens (expected 176)',
+    );
+    expect(text).toMatch(/p95 ttft\s+k6 ttft p50\/p95/);
+    const rows = text.split('\n').filter((line) => /^\s+\d+\s+\d+\/s/.test(line));
+    expect(rows[1]).toContain('0.12 / 0.24 s');
+    expect(report.analysis.sent).toMatchObject({ seed: 9, stream: true, requests: 1800 });
+    expect(report.provenance.requestMix).toMatchObject({ seed: 9, prompt: { distribution: 'uniform' } });
+  });
+});
+
 describe('Function: renderSummaryText (repeated steps)', () => {
   it('marks a step whose evidence failed as repeated and lists why, apart from the verdicts', () => {
     // Prepare: step 2 at 20 req/s failed its checks (AMP paused across its end) and was repeated as step 3.

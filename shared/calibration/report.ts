@@ -3,6 +3,7 @@
  * CLI and the demo print.
  */
 import { fmt, pct } from './format.js';
+import { sentLoadLines } from './sentLoad.js';
 import type { CalibrationAnalysis, CalibrationReport, Provenance, StepMeasurement, ThresholdChange } from './types.js';
 
 /** Assembles the report; the steps are kept in the order they ran. */
@@ -32,8 +33,10 @@ export function renderSummaryText(report: CalibrationReport): string {
   lines.push(`  image ${p.image || '(unknown)'}, GPU ${p.gpu ?? '(unknown)'}, Pod template ${p.podTemplateHash}`);
   lines.push(
     `  request shape: ${p.requestShape.promptTokens} prompt tokens, max_tokens ${p.requestShape.maxTokens}` +
+      (p.requestMix === undefined ? '' : ' (expected lengths of the mix)') +
       (p.vllmArgs.length > 0 ? `; vLLM args: ${p.vllmArgs.join(' ')}` : ''),
   );
+  if (a.sent !== undefined) lines.push(...sentLoadLines(a.sent));
   lines.push('');
   lines.push(...stepTable(report.steps));
   lines.push('');
@@ -123,6 +126,8 @@ function pushDerivedRows(
  * held (and why it ended early), verdict.
  */
 function stepTable(steps: readonly StepMeasurement[]): string[] {
+  // Streamed steps: k6's time to first token (client side, p50 / p95) beside vLLM's p95 from AMP.
+  const streamed = steps.some((s) => s.k6?.ttftMs != null);
   const header = [
     'step',
     'offered',
@@ -131,6 +136,7 @@ function stepTable(steps: readonly StepMeasurement[]): string[] {
     'slope/s',
     'p95 e2e',
     'p95 ttft',
+    ...(streamed ? ['k6 ttft p50/p95'] : []),
     'KV max',
     'k6 ok',
     'held',
@@ -150,6 +156,7 @@ function stepTable(steps: readonly StepMeasurement[]): string[] {
         fmt(s.amp.queueSlopePerSecond, 2),
         seconds(s.amp.p95E2eSeconds),
         seconds(s.amp.p95TtftSeconds),
+        ...(streamed ? [k6Ttft(s)] : []),
         pct(s.amp.kvCacheUsageMax, 0),
         k6 !== null && k6.droppedIterations > 0 ? `${ok}, ${k6.droppedIterations} dropped` : ok,
         held(s),
@@ -165,6 +172,12 @@ function stepTable(steps: readonly StepMeasurement[]): string[] {
   const line = (cells: readonly string[]) =>
     `  ${cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ')}`.trimEnd();
   return [line(header), ...rows.map(line)];
+}
+
+/** k6's TTFT of a streamed step, `0.08 / 0.21 s`; `-` without one (an early-ended step has no summary). */
+function k6Ttft(s: StepMeasurement): string {
+  const ttft = s.k6?.ttftMs;
+  return ttft == null ? '-' : `${fmt(ttft.med / 1000, 2)} / ${fmt(ttft.p95 / 1000, 2)} s`;
 }
 
 /** `60 s`, or `14/60 s, saturated early (k6)` for a step that ended before its hold, with the ending's evidence. */

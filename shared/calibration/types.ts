@@ -1,4 +1,5 @@
 import type { K6Summary } from '../kube/index.js';
+import type { RequestMix } from '../load/index.js';
 
 /**
  * Contracts of the calibration: what the strategies, the measurement, the analysis, the workflow handlers and the
@@ -204,6 +205,21 @@ export interface CalibrationAnalysis {
   alerts?: DerivedAlertThresholds | null;
   /** Warnings a user should read (few Pods measured, drops in k6, errors, ...). */
   notes: string[];
+  /** The requests k6 sent: the mix asked for and the lengths vLLM reported (sentLoad.ts); absent in older reports. */
+  sent?: SentLoad;
+}
+
+/** The request mix a calibration sent, as asked and as k6 measured it. */
+export interface SentLoad {
+  /** Each length's distribution (as text, e.g. `uniform 100-900 (mean 500)`) and expected value. */
+  promptTokens: { distribution: string; expected: number };
+  maxTokens: { distribution: string; expected: number };
+  seed: number;
+  stream: boolean;
+  /** Requests answered over the steps' k6 summaries. */
+  requests: number;
+  /** Mean prompt and completion tokens from vLLM's usage, weighted by answered requests; null when k6 had none. */
+  achieved: { promptTokensMean: number; completionTokensMean: number } | null;
 }
 
 /** Where a calibration comes from. */
@@ -225,7 +241,12 @@ export interface Provenance {
    */
   podTemplateHash: string;
   strategy: string;
+  /** The request lengths: fixed ones, or a mix's expected values (rounded). */
   requestShape: { promptTokens: number; maxTokens: number };
+  /** The lengths' distributions and seed, when they were not fixed (absent in reports from before mixes). */
+  requestMix?: RequestMix;
+  /** true when the requests streamed (k6 measured TTFT and inter-token latency); absent otherwise. */
+  stream?: boolean;
   /** deploy.mode shadow: the copy of `deployment` the load went to (same Pod template); absent when it was itself. */
   measuredOn?: string;
 }

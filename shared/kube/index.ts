@@ -17,6 +17,7 @@ export {
 } from './errors.js';
 export { ensureJob, jobCompletionMs, jobPhase, jobPod } from './jobs.js';
 export {
+  K6_CUSTOM_METRICS,
   K6_ENV,
   K6_EXECUTORS,
   K6_IMAGE,

@@ -31,6 +31,13 @@ export const K6_ENV = {
   maxTokens: 'VLLM_PILOT_MAX_TOKENS',
   /** Per-request timeout in seconds (the guide: 240). */
   requestTimeoutSeconds: 'VLLM_PILOT_REQUEST_TIMEOUT_SECONDS',
+  /**
+   * The request mix as JSON `{seed, prompt, output}` (shared/load): each iteration draws its lengths from it; when
+   * set it replaces promptTokens and maxTokens.
+   */
+  requestMix: 'VLLM_PILOT_REQUEST_MIX',
+  /** `true`: stream every answer (SSE through xk6-sse) and measure time to first token and inter-token latency. */
+  stream: 'VLLM_PILOT_STREAM',
 } as const;
 
 export const K6_EXECUTORS = {
@@ -45,6 +52,29 @@ export const K6_SUMMARY_MARKER = 'K6_SUMMARY ';
  * The summary the script prints (a subset of k6's `handleSummary` data, flattened): counts, rates, and
  * `http_req_duration` percentiles in milliseconds.
  */
+const trendMs = z.object({
+  avg: z.number(),
+  min: z.number(),
+  med: z.number(),
+  max: z.number(),
+  p90: z.number(),
+  p95: z.number(),
+  p99: z.number(),
+});
+
+/**
+ * The custom metrics the script adds (k6 `Trend`s; the twin's emulation reports the same): time to first token and
+ * inter-token latency of streamed answers (ms), and the prompt and completion tokens vLLM's `usage` reports.
+ */
+export const K6_CUSTOM_METRICS = {
+  ttft: 'vllm_pilot_ttft',
+  itl: 'vllm_pilot_itl',
+  promptTokens: 'vllm_pilot_prompt_tokens',
+  completionTokens: 'vllm_pilot_completion_tokens',
+  /** A Rate: a streamed request that failed (xk6-sse reports no http_req_failed). */
+  streamFailed: 'vllm_pilot_stream_failed',
+} as const;
+
 export const k6SummarySchema = z.object({
   executor: z.enum([K6_EXECUTORS.constantArrivalRate, K6_EXECUTORS.sharedIterations]),
   /** Offered rate (constant-arrival-rate) or null. */
@@ -57,15 +87,14 @@ export const k6SummarySchema = z.object({
   httpReqFailed: z.number().int(),
   /** Completed iterations per second over the test. */
   iterationsRate: z.number(),
-  httpReqDurationMs: z.object({
-    avg: z.number(),
-    min: z.number(),
-    med: z.number(),
-    max: z.number(),
-    p90: z.number(),
-    p95: z.number(),
-    p99: z.number(),
-  }),
+  httpReqDurationMs: trendMs,
+  /** Streaming runs: time to first token per request (the script's K6_CUSTOM_METRICS.ttft); absent otherwise. */
+  ttftMs: trendMs.nullable().optional(),
+  /** Streaming runs: each request's mean gap between tokens after the first (K6_CUSTOM_METRICS.itl). */
+  itlMs: trendMs.nullable().optional(),
+  /** Mean prompt and completion tokens of the answered requests, from vLLM's `usage`; absent in older summaries. */
+  promptTokensAvg: z.number().nullable().optional(),
+  completionTokensAvg: z.number().nullable().optional(),
 });
 
 export type K6Summary = z.infer<typeof k6SummarySchema>;

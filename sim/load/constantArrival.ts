@@ -1,7 +1,9 @@
 import http from 'node:http';
 import { type Clock, systemClock } from '../../shared/clock/index.js';
 import { mean, quantile } from '../../shared/util/index.js';
+import type { SampledRequest } from '../../shared/load/index.js';
 import { estimatePromptTokens } from '../vllm/tokens.js';
+import { sendCompletion } from './completion.js';
 
 /**
  * A constant-arrival-rate load generator shaped after k6's `constant-arrival-rate` executor, which the AWS guide
@@ -21,6 +23,13 @@ export interface ConstantArrivalOptions {
   /** Request shape: prompt length in tokens (approximate) and `max_tokens`. */
   promptTokens: number;
   maxTokens: number;
+  /**
+   * Request lengths by iteration number (0, 1, ... in the order iterations start, as k6's iterationInTest): a request
+   * mix's sampler; without it every request has promptTokens and maxTokens.
+   */
+  sample?: (index: number) => SampledRequest;
+  /** Stream every answer and time its tokens (the k6 script's streaming mode). */
+  stream?: boolean;
   /** Most requests in flight at once (k6 maxVUs; the guide uses 500). */
   maxVUs?: number;
   /** Per-request timeout (the guide's k6 script uses 240 s). */
@@ -34,8 +43,18 @@ export interface ConstantArrivalOptions {
   progressIntervalMs?: number;
   /** Called once as the load starts with a reader of its live counters (k6's REST API reads them on demand). */
   onStart?: (live: () => LoadProgress) => void;
-  /** Called as each request ends: its duration, and whether it was answered 200. */
-  onRequestEnd?: (request: { durationMs: number; ok: boolean }) => void;
+  /** Called as each request ends: its duration, whether it was answered 200, and what the k6 script measures of it. */
+  onRequestEnd?: (request: RequestEnd) => void;
+}
+
+/** One request's end, with the script's per-request measurements (streaming ones when streamed). */
+export interface RequestEnd {
+  durationMs: number;
+  ok: boolean;
+  ttftMs?: number;
+  itlMs?: number;
+  promptTokens?: number;
+  completionTokens?: number;
 }
 
 export interface LoadProgress {
@@ -128,30 +147,46 @@ export async function runConstantArrivalLoad(options: ConstantArrivalOptions): P
     failures[cause] = (failures[cause] ?? 0) + 1;
   };
 
-  const send = async (index: number): Promise<void> => {
+  const send = async (index: number, iteration: number): Promise<void> => {
     const controller = new AbortController();
     inFlight.add(controller);
     const timer = setTimeout(() => controller.abort('timeout'), requestTimeoutMs);
     const sentAt = clock.now();
-    let ok = false;
+    let end: Omit<RequestEnd, 'durationMs'> = { ok: false };
     try {
       const url = urls[index % urls.length] as string;
-      const body = JSON.stringify({
-        model: options.model,
-        prompt: buildPrompt(options.promptTokens),
-        max_tokens: options.maxTokens,
-        temperature: 0.7,
-      });
-      const { status, text } = await post(`${url.replace(/\/$/, '')}/v1/completions`, body, agent, controller.signal);
-      if (status !== 200) {
-        fail(`HTTP ${status}`);
+      const shape = options.sample?.(iteration) ?? { promptTokens: options.promptTokens, maxTokens: options.maxTokens };
+      const result = await sendCompletion(
+        url,
+        {
+          model: options.model,
+          prompt: buildPrompt(shape.promptTokens),
+          maxTokens: shape.maxTokens,
+          stream: options.stream === true,
+        },
+        agent,
+        controller.signal,
+        clock,
+      );
+      if (result.status !== 200) {
+        fail(`HTTP ${result.status}`);
         return;
       }
-      const usage = (JSON.parse(text) as { usage?: { completion_tokens?: number } }).usage;
-      generatedTokens += usage?.completion_tokens ?? 0;
+      if (result.streamError !== undefined) {
+        fail(result.streamError);
+        return;
+      }
+      generatedTokens += result.usage?.completionTokens ?? 0;
       completed += 1;
       latencies.push(clock.now() - sentAt);
-      ok = true;
+      end = {
+        ok: true,
+        ...(result.ttftMs === undefined ? {} : { ttftMs: result.ttftMs }),
+        ...(result.itlMs === undefined ? {} : { itlMs: result.itlMs }),
+        ...(result.usage === undefined
+          ? {}
+          : { promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens }),
+      };
     } catch (error) {
       // An aborted request failed for the reason it was aborted with; anything else by the error's code or name.
       const reason: unknown = controller.signal.reason;
@@ -160,7 +195,7 @@ export async function runConstantArrivalLoad(options: ConstantArrivalOptions): P
     } finally {
       clearTimeout(timer);
       inFlight.delete(controller);
-      options.onRequestEnd?.({ durationMs: clock.now() - sentAt, ok });
+      options.onRequestEnd?.({ durationMs: clock.now() - sentAt, ...end });
     }
   };
 
@@ -188,8 +223,8 @@ export async function runConstantArrivalLoad(options: ConstantArrivalOptions): P
       while (next < total && startMs + (next * 1000) / rps <= now) {
         if (inFlight.size >= maxVUs) dropped += 1;
         else {
+          pending.push(send(next, started));
           started += 1;
-          pending.push(send(next));
         }
         next += 1;
       }
@@ -237,31 +272,4 @@ export async function runConstantArrivalLoad(options: ConstantArrivalOptions): P
     generatedTokens,
     failures,
   };
-}
-
-function post(
-  url: string,
-  body: string,
-  agent: http.Agent,
-  signal: AbortSignal,
-): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        signal,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
 }

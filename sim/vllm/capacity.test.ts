@@ -124,6 +124,57 @@ describe('Function: measureCapacity', () => {
   });
 });
 
+describe('Function: measureCapacity with a request mix', () => {
+  it('gives a mix of fixed lengths the capacity of the fixed shape', async () => {
+    // Prepare
+    const profile = await loadProfile('demo');
+    const shape = { promptTokens: 35, maxTokens: 32 };
+    const mix = {
+      seed: 1,
+      prompt: { distribution: 'fixed' as const, tokens: 35 },
+      output: { distribution: 'fixed' as const, tokens: 32 },
+    };
+
+    // Act
+    const mixed = measureCapacity(profile, shape, { mix });
+
+    // Assess
+    expect(mixed.capacityRps).toBeCloseTo(measureCapacity(profile, shape).capacityRps, 1);
+  });
+
+  it('simulates the drawn requests, not their means: long tails fill the KV cache sooner than the mean does', async () => {
+    // Prepare: a quarter of the requests are 1,000-token prompts with 200-token answers, the rest short.
+    const profile = await loadProfile('demo');
+    const mix = {
+      seed: 1,
+      prompt: {
+        distribution: 'histogram' as const,
+        buckets: [
+          { tokens: 16, weight: 3 },
+          { tokens: 1000, weight: 1 },
+        ],
+      },
+      output: {
+        distribution: 'histogram' as const,
+        buckets: [
+          { tokens: 8, weight: 3 },
+          { tokens: 200, weight: 1 },
+        ],
+      },
+    };
+    const means = { promptTokens: 262, maxTokens: 56 };
+
+    // Act
+    const mixed = measureCapacity(profile, means, { mix });
+    const ofMeans = measureCapacity(profile, means);
+
+    // Assess: the engine is not linear in the lengths (ceil(tokens / blockSize) blocks a sequence, preemption).
+    expect(mixed.shape).toEqual(means);
+    expect(mixed.limitedBy).toBe('kvCache');
+    expect(mixed.capacityRps).toBeLessThan(ofMeans.capacityRps * 0.95);
+  });
+});
+
 describe('Function: measureLatency', () => {
   it('gives ministral-8b-l40s a p95 of 2-3 s at 40 requests/s (guide: about 2.5 s below saturation)', async () => {
     // Prepare

@@ -1,4 +1,6 @@
 import { VirtualClock } from '../../shared/clock/index.js';
+import { meanLengths, type RequestMix } from '../../shared/load/index.js';
+import { sampleRequestAt } from '../load/sampler.js';
 import type { Profile } from '../profile/profile.js';
 import { engineConfigFromProfile, type EngineOverrides, type RequestResult, VllmEngine } from './engine.js';
 import { VllmMeasurementInputError } from './errors.js';
@@ -66,6 +68,29 @@ export interface LatencyResult {
 export interface MeasureOptions {
   /** Container-arg overrides applied to the profile's engine. */
   overrides?: EngineOverrides;
+  /**
+   * A request mix: request i gets the lengths the k6 script draws for iteration i (the same sampler text and seed),
+   * instead of `shape`; `shape` is then ignored (results report the mix's expected lengths).
+   */
+  mix?: RequestMix;
+}
+
+/**
+ * The lengths of request i: the mix's draw, else the fixed shape. A mix is simulated request by request rather than
+ * replaced by its means because the engine is not linear in the lengths: a sequence holds ceil((prompt + output) /
+ * blockSize) KV blocks, so long requests run out of cache (and preempt) where the mean would not; prefill costs a
+ * step's time in proportion to each prompt; and a batch of mixed lifetimes turns over unevenly. Only a replica
+ * bound by --max-num-seqs with short prompts completes about tokens/s ÷ mean output.
+ */
+function requestLengths(shape: RequestShape, options: MeasureOptions): (index: number) => RequestShape {
+  const mix = options.mix;
+  if (mix === undefined) return () => shape;
+  return (index) => sampleRequestAt(mix, index);
+}
+
+/** The shape results report: the fixed one, or the mix's expected lengths. */
+function reportedShape(shape: RequestShape, options: MeasureOptions): RequestShape {
+  return options.mix === undefined ? { ...shape } : meanLengths(options.mix);
 }
 
 function checkShape(shape: RequestShape): void {
@@ -142,12 +167,19 @@ const PREFILL_BOUND_SHARE = 0.5;
  * preemption), but the same 6.5 req/s after the first requests' warm-up backlog never recovers (queue 52 → 108 over
  * 320 s, 775 preemptions). Thresholds derived from a rate above 6.26 would fail at the first burst.
  */
-export function measureCapacity(profile: Profile, shape: RequestShape, options: MeasureOptions = {}): CapacityResult {
-  checkShape(shape);
+export function measureCapacity(
+  profile: Profile,
+  requested: RequestShape,
+  options: MeasureOptions = {},
+): CapacityResult {
+  if (options.mix === undefined) checkShape(requested);
+  const shape = reportedShape(requested, options);
+  const lengthsOf = requestLengths(requested, options);
   const { engine, clock } = newEngine(profile, options);
   const config = engine.config;
   const bound = decodeBoundRps(profile, shape, options);
-  const offeredRps = bound * 1.5;
+  // A mix's long requests hold more of the batch than its means say: twice the bound keeps a queue all the same.
+  const offeredRps = bound * (options.mix === undefined ? 1.5 : 2);
   // A request lives about batch / throughput seconds once the batch is full (Little's law).
   const lifetimeS = config.maxNumSeqs / bound;
   const durationS = Math.max(60, 40 * lifetimeS);
@@ -167,7 +199,7 @@ export function measureCapacity(profile: Profile, shape: RequestShape, options: 
     const arrivalMs = t0 + i * intervalMs;
     if (arrivalMs >= windowEndMs) break;
     clock.set(arrivalMs);
-    engine.submit({ promptTokens: shape.promptTokens, maxTokens: shape.maxTokens }, onEvent);
+    engine.submit(lengthsOf(i), onEvent);
     if (arrivalMs >= windowStartMs) {
       const stats = engine.stats();
       statsAtWindowStart ??= stats;
@@ -254,15 +286,16 @@ export function measureLatency(
   durationS: number,
   options: MeasureOptions & { warmup?: boolean } = {},
 ): LatencyResult {
-  checkShape(shape);
+  if (options.mix === undefined) checkShape(shape);
   if (!(rps > 0 && Number.isFinite(rps))) throw new VllmMeasurementInputError('rps', rps, 'a number > 0');
   if (!(durationS > 0 && Number.isFinite(durationS))) {
     throw new VllmMeasurementInputError('durationS', durationS, 'a number of seconds > 0');
   }
   const { engine, clock } = newEngine(profile, options);
+  const lengthsOf = requestLengths(shape, options);
   if (options.warmup !== false) {
     for (let i = 0; i < engine.config.warmupRequests; i++) {
-      engine.submit({ promptTokens: shape.promptTokens, maxTokens: shape.maxTokens });
+      engine.submit(lengthsOf(i));
       drain(engine, clock);
     }
   }
@@ -284,7 +317,7 @@ export function measureLatency(
     waiting.push(stats.waiting);
     kvUsage.push(stats.kvCacheUsage);
     const measured = arrivalMs >= measureFromMs;
-    engine.submit({ promptTokens: shape.promptTokens, maxTokens: shape.maxTokens }, (event) => {
+    engine.submit(lengthsOf(i), (event) => {
       if (event.type !== 'finished') return;
       if (event.atMs < endMs) completedDuringArrivals += 1;
       if (measured) results.push(event.result);
@@ -296,7 +329,7 @@ export function measureLatency(
   return {
     offeredRps: rps,
     durationS,
-    shape: { ...shape },
+    shape: reportedShape(shape, options),
     measuredRequests: results.length,
     achievedRps: completedDuringArrivals / durationS,
     p50E2eS: percentile(e2e, 0.5),

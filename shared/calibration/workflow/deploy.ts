@@ -21,7 +21,8 @@ import {
   type InputIssue,
 } from '../errors.js';
 import { maxModelLenOf, maxNumSeqsOf } from '../engineArgs.js';
-import type { CalibrationInput } from '../input.js';
+import { requestMixOf, type CalibrationInput } from '../input.js';
+import { longestRequest } from '../../load/index.js';
 import { silenceTargetKey } from '../../alerts/silences/index.js';
 import { calibrationSilence, formatLease, leaseFor, type CalibrationLease } from './calibrationLease.js';
 import { CALIBRATION_ANNOTATIONS, executionNames } from './names.js';
@@ -117,7 +118,8 @@ export function clusterBounds(
       });
   }
   const maxModelLen = input.deploy.mode === 'apply' || live === undefined ? null : maxModelLenOf(live);
-  const request = input.request.promptTokens + input.request.maxTokens;
+  // A distribution's longest request: one draw that does not fit would fail with a 400 mid-step.
+  const request = longestRequest(requestMixOf(input.request));
   if (maxModelLen !== null && request > maxModelLen)
     issues.push({
       path: 'request.maxTokens',

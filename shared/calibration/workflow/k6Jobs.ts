@@ -1,5 +1,8 @@
 import { jobPod, KINDS, type ClusterClient, type K6Summary, type KubeObject } from '../../kube/index.js';
+import type { K6LoadJobInputSpec } from '../../kube/manifests/index.js';
+import { isFixed, lengthMean } from '../../load/index.js';
 import { CalibrationJobFailedError } from '../errors.js';
+import { requestMixOf, type CalibrationInput } from '../input.js';
 import { parseK6SummaryFromLog } from '../measure.js';
 import { EXECUTION_LABEL } from './names.js';
 import type { JobRef } from './state.js';
@@ -80,5 +83,21 @@ export function withExecutionLabel(object: KubeObject, label: string): KubeObjec
   return {
     ...object,
     metadata: { ...object.metadata, labels: { ...object.metadata.labels, [EXECUTION_LABEL]: label } },
+  };
+}
+
+/**
+ * The request and Pod fields of a k6 Job from the input: fixed lengths as numbers (the script's K6_ENV.promptTokens
+ * and maxTokens, as before mixes), a distribution as the whole mix; streaming; the k6 Pod settings.
+ */
+export function k6Request(
+  input: Pick<CalibrationInput, 'request' | 'k6'>,
+): Pick<K6LoadJobInputSpec, 'promptTokens' | 'maxTokens' | 'requestMix' | 'stream' | 'pod'> {
+  const mix = requestMixOf(input.request);
+  const fixed = isFixed(mix.prompt) && isFixed(mix.output);
+  return {
+    ...(fixed ? { promptTokens: lengthMean(mix.prompt), maxTokens: lengthMean(mix.output) } : { requestMix: mix }),
+    stream: input.request.stream,
+    pod: input.k6,
   };
 }

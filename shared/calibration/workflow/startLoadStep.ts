@@ -3,7 +3,7 @@ import { ensureJob } from '../../kube/index.js';
 import { k6RateFor, MIN_K6_RPS } from '../background.js';
 import { deploymentPodRecords } from '../evidence.js';
 import { k6LoadJob } from '../../kube/manifests/index.js';
-import { JOB_BOUND_SLACK_SECONDS } from './k6Jobs.js';
+import { JOB_BOUND_SLACK_SECONDS, k6Request } from './k6Jobs.js';
 import { EXECUTION_LABEL, executionNames } from './names.js';
 import type { BasePorts, CalibrationPorts } from './ports.js';
 import {
@@ -62,8 +62,7 @@ export async function startLoadStep(
       scriptConfigMap: warmup.configMap.name,
       targetUrl: deployment.serviceUrl,
       model: input.target.model,
-      promptTokens: input.request.promptTokens,
-      maxTokens: input.request.maxTokens,
+      ...k6Request(input),
       requestTimeoutSeconds,
       rate: k6RateRps,
       durationSeconds: holdSeconds,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ensureJob } from '../../kube/index.js';
 import { k6ScriptConfigMap, k6WarmupJob } from '../../kube/manifests/index.js';
-import { JOB_BOUND_SLACK_SECONDS, withExecutionLabel } from './k6Jobs.js';
+import { JOB_BOUND_SLACK_SECONDS, k6Request, withExecutionLabel } from './k6Jobs.js';
 import { EXECUTION_LABEL, executionNames } from './names.js';
 import type { BasePorts, CalibrationPorts } from './ports.js';
 import { baseEventShape, deploymentStateSchema, type WarmupState } from './state.js';
@@ -41,8 +41,7 @@ export async function startWarmup(
       scriptConfigMap: names.configMap,
       targetUrl: deployment.serviceUrl,
       model: input.target.model,
-      promptTokens: input.request.promptTokens,
-      maxTokens: input.request.maxTokens,
+      ...k6Request(input),
       requestTimeoutSeconds: Math.ceil(input.request.timeoutSeconds),
       iterations: input.warmup.requests,
       vus: 1,

@@ -13,6 +13,7 @@ export {
   RBAC_GROUPS,
   READ_ONLY_RULES,
 } from './controlPlaneRbac.js';
+export { K6_RESOURCE_DEFAULTS, k6PodSettingsSchema, type K6PodSettings, type K6PodSettingsSpec } from './k6Job.js';
 export { k6LoadJob, type K6LoadJobInputSpec } from './k6LoadJob.js';
 export { k6ScriptConfigMap } from './k6ScriptConfigMap.js';
 export { k6WarmupJob } from './k6WarmupJob.js';

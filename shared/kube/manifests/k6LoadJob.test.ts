@@ -27,7 +27,102 @@ type JobShape = {
 
 const minimal = { targetUrl: 'http://vllm-inference-svc.default.svc:8000', model: 'ministral', rate: 40 };
 
+/** The Pod spec of a Job, loosely typed: the fields the k6 Pod settings render. */
+type PodSpec = {
+  nodeSelector?: Record<string, string>;
+  tolerations?: unknown[];
+  imagePullSecrets?: Array<{ name: string }>;
+  containers: Array<{ image: string; resources: unknown; env: Array<{ name: string; value: string }> }>;
+};
+const podOf = (job: unknown) => (job as { spec: { template: { spec: PodSpec } } }).spec.template.spec;
+
 describe('Function: k6LoadJob', () => {
+  it('runs grafana/k6 with resources that keep k6 from starving, and no placement by default', () => {
+    // Act
+    const pod = podOf(k6LoadJob(minimal));
+
+    // Assess
+    expect(pod.containers[0]?.image).toBe('grafana/k6:0.54.0');
+    expect(pod.containers[0]?.resources).toEqual({ requests: { cpu: '1', memory: '1Gi' }, limits: { memory: '2Gi' } });
+    expect(pod.nodeSelector).toBeUndefined();
+    expect(pod.tolerations).toBeUndefined();
+    expect(pod.imagePullSecrets).toBeUndefined();
+  });
+
+  it('renders the image, resources, nodeSelector, tolerations and imagePullSecrets it is given', () => {
+    // Act
+    const job = k6LoadJob({
+      ...minimal,
+      pod: {
+        image: '123456789012.dkr.ecr.us-east-2.amazonaws.com/k6-sse:0.54.0',
+        resources: { requests: { cpu: '2', memory: '2Gi' }, limits: { cpu: '4', memory: '4Gi' } },
+        nodeSelector: { 'karpenter.sh/nodepool': 'load' },
+        tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'load', effect: 'NoSchedule' }],
+        imagePullSecrets: ['ecr-pull'],
+      },
+    });
+
+    // Assess
+    new Job(job as never).validate();
+    const pod = podOf(job);
+    expect(pod.containers[0]).toMatchObject({
+      image: '123456789012.dkr.ecr.us-east-2.amazonaws.com/k6-sse:0.54.0',
+      resources: { requests: { cpu: '2', memory: '2Gi' }, limits: { cpu: '4', memory: '4Gi' } },
+    });
+    expect(pod.nodeSelector).toEqual({ 'karpenter.sh/nodepool': 'load' });
+    expect(pod.tolerations).toEqual([{ key: 'dedicated', operator: 'Equal', value: 'load', effect: 'NoSchedule' }]);
+    expect(pod.imagePullSecrets).toEqual([{ name: 'ecr-pull' }]);
+  });
+
+  it.each([
+    // Each case: a bad Pod setting, and the field its error names.
+    {
+      case: 'a pull Secret that is no Kubernetes name',
+      pod: { imagePullSecrets: ['ECR_Pull'] },
+      field: 'pod.imagePullSecrets[0]',
+    },
+    {
+      case: 'a CPU that is no quantity',
+      pod: { resources: { requests: { cpu: 'two' } } },
+      field: 'pod.resources.requests.cpu',
+    },
+    {
+      case: 'a node selector key with a space',
+      pod: { nodeSelector: { 'node pool': 'x' } },
+      field: 'pod.nodeSelector',
+    },
+  ])('refuses $case, naming the field', ({ pod, field }) => {
+    // Act
+    const build = () => k6LoadJob({ ...minimal, pod: pod });
+
+    // Assess
+    expect(build).toThrow(KubeManifestInputError);
+    expect(build).toThrow(field);
+  });
+
+  it('sends a request mix as JSON instead of the fixed lengths, and asks to stream', () => {
+    // Prepare
+    const requestMix = {
+      seed: 3,
+      prompt: { distribution: 'uniform' as const, min: 10, max: 20 },
+      output: { distribution: 'fixed' as const, tokens: 64 },
+    };
+
+    // Act
+    const env = Object.fromEntries(
+      (podOf(k6LoadJob({ ...minimal, requestMix, stream: true })).containers[0]?.env ?? []).map((e) => [
+        e.name,
+        e.value,
+      ]),
+    );
+
+    // Assess
+    expect(JSON.parse(env['VLLM_PILOT_REQUEST_MIX'] ?? '')).toEqual(requestMix);
+    expect(env['VLLM_PILOT_STREAM']).toBe('true');
+    expect(env['VLLM_PILOT_PROMPT_TOKENS']).toBeUndefined();
+    expect(env['VLLM_PILOT_MAX_TOKENS']).toBeUndefined();
+  });
+
   it("runs one load step like the guide's: constant arrival rate for 60 s, 50 VUs pre-allocated, at most 500", () => {
     // Act
     const job = k6LoadJob({

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { K6_EXECUTORS } from '../k6.js';
 import type { KubeObject } from '../types.js';
-import { buildK6Job, k6JobCommonShape } from './k6Job.js';
+import { buildK6Job, k6JobCommonShape, k6RequestEnv } from './k6Job.js';
 import { parseInput } from './parseInput.js';
 import { integer } from './vllmInput.js';
 
@@ -36,9 +36,9 @@ export function k6WarmupJob(spec: K6WarmupJobInputSpec): KubeObject {
       executor: K6_EXECUTORS.sharedIterations,
       vus: input.vus,
       iterations: input.iterations,
-      promptTokens: input.promptTokens,
-      maxTokens: input.maxTokens,
+      ...k6RequestEnv(input),
       requestTimeoutSeconds: input.requestTimeoutSeconds,
     },
+    pod: input.pod,
   });
 }

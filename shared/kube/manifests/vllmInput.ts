@@ -45,7 +45,7 @@ export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
     .max(max, { error: `is too large; accepted: ${accepted}` });
 }
 
-const tolerationSchema = z.strictObject({
+export const tolerationSchema = z.strictObject({
   key: z.string().optional(),
   operator: z.enum(['Exists', 'Equal']).optional(),
   value: z.string().optional(),

@@ -97,11 +97,17 @@ export interface PodRuntimeOptions {
  *   the log). Deleting the Pod stops the replica and the node agent and terminates the node. With the profile's
  *   `karpenter.gpuLimit`, a Pod that would take the GPU nodes beyond it stays Pending and unbound (PodScheduled False,
  *   Unschedulable) until a GPU node goes away; the Pods waiting longest get the freed GPUs first.
- * - A container whose image is `grafana/k6` runs the k6 emulation (sim/kube/k6) and ends Succeeded or Failed.
+ * - A container whose image is `grafana/k6`, or the product's k6 container (named `k6`, whatever its image: a k6 built
+ *   with xk6-sse from a private registry), runs the k6 emulation (sim/kube/k6) and ends Succeeded or Failed.
  * - Any other container just runs (Ready at once), or completes at once when the Pod does not restart
  *   (restartPolicy Never / OnFailure: Job Pods).
  * Pods bound to a Node that no longer exists are deleted, as the Pod garbage collector does.
  */
+/** grafana/k6, or the container the product's k6 Jobs name `k6` (k6.image may name any image built with k6). */
+function isK6Container(container: { name?: string; image?: string }): boolean {
+  return /(^|\/)grafana\/k6([:@]|$)/.test(container.image ?? '') || container.name === 'k6';
+}
+
 export class PodRuntime implements Controller {
   readonly #handles = new Map<string, PodHandle>();
   readonly #agents = new Map<string, NodeAgent>();
@@ -251,7 +257,7 @@ export class PodRuntime implements Controller {
   async #start(pod: KubeObject, nodeName: string): Promise<PodHandle> {
     const containers = containersOf(pod);
     const vllmIndex = containers.findIndex(isVllmContainer);
-    const k6Index = containers.findIndex((c) => /(^|\/)grafana\/k6([:@]|$)/.test(c.image ?? ''));
+    const k6Index = containers.findIndex(isK6Container);
     const nowIso = kubeTime(this.#options.ctx.clock.now());
     this.#bind(pod, nodeName);
     const handle: PodHandle = {

@@ -66,6 +66,12 @@ export interface K6Measurements {
   /** Per-request durations when known (shared-iterations); otherwise the aggregate below. */
   durationsMs?: readonly number[];
   aggregateMs?: { avg: number; min: number; med: number; max: number; p90: number; p95: number; p99: number };
+  /** Streaming runs: each answered request's time to first token and mean inter-token gap, ms. */
+  ttftMs?: readonly number[];
+  itlMs?: readonly number[];
+  /** The prompt and completion tokens of each answer's usage. */
+  promptTokens?: readonly number[];
+  completionTokens?: readonly number[];
 }
 
 /**
@@ -88,6 +94,21 @@ export function buildK6Summary(plan: K6Plan, m: K6Measurements): K6Summary {
           p99: quantile(d, 0.99),
         }
       : (m.aggregateMs ?? { avg: 0, min: 0, med: 0, max: 0, p90: 0, p95: 0, p99: 0 });
+  // As the script's trend(): null without a sample; mean(): null without one.
+  const trend = (values: readonly number[] | undefined) =>
+    values === undefined || values.length === 0
+      ? null
+      : {
+          avg: round(mean(values), 3),
+          min: round(Math.min(...values), 3),
+          med: round(quantile(values, 0.5), 3),
+          max: round(Math.max(...values), 3),
+          p90: round(quantile(values, 0.9), 3),
+          p95: round(quantile(values, 0.95), 3),
+          p99: round(quantile(values, 0.99), 3),
+        };
+  const average = (values: readonly number[] | undefined) =>
+    values === undefined || values.length === 0 ? null : round(mean(values), 3);
   const summary: K6Summary = {
     executor: plan.executor,
     rate: plan.executor === K6_EXECUTORS.constantArrivalRate ? plan.rate : null,
@@ -106,6 +127,10 @@ export function buildK6Summary(plan: K6Plan, m: K6Measurements): K6Summary {
       p95: round(finite(durations.p95), 3),
       p99: round(finite(durations.p99), 3),
     },
+    ttftMs: trend(m.ttftMs),
+    itlMs: trend(m.itlMs),
+    promptTokensAvg: average(m.promptTokens),
+    completionTokensAvg: average(m.completionTokens),
   };
   return k6SummarySchema.parse(summary);
 }

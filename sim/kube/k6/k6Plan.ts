@@ -1,4 +1,5 @@
 import { K6_ENV, K6_EXECUTORS } from '../../../shared/kube/index.js';
+import { requestMixSchema, type RequestMix } from '../../../shared/load/index.js';
 import { K6ConfigInvalidError } from './errors.js';
 
 /**
@@ -30,6 +31,10 @@ interface Common {
   promptTokens: number;
   maxTokens: number;
   requestTimeoutSeconds: number;
+  /** The request mix the script draws lengths from (K6_ENV.requestMix); absent: promptTokens and maxTokens. */
+  requestMix?: RequestMix;
+  /** Stream every answer and measure TTFT and inter-token latency (K6_ENV.stream); absent: not streamed. */
+  stream?: boolean;
   /** Where k6's REST API listens (`--address`, k6's default localhost:6565): `host:port`. */
   restAddress: string;
 }
@@ -116,6 +121,8 @@ export function k6PlanFromContainer(container: K6Container): K6Plan {
     promptTokens: int(env, K6_ENV.promptTokens, K6_DEFAULTS.promptTokens),
     maxTokens: int(env, K6_ENV.maxTokens, K6_DEFAULTS.maxTokens),
     requestTimeoutSeconds: num(env, K6_ENV.requestTimeoutSeconds, K6_DEFAULTS.requestTimeoutSeconds),
+    ...requestMix(env),
+    ...(flag(env, K6_ENV.stream) ? { stream: true } : {}),
     restAddress: cli.address ?? K6_DEFAULT_REST_ADDRESS,
   };
   // k6's own options (flags, then its K6_VUS / K6_ITERATIONS variables) replace the script's scenarios.
@@ -263,4 +270,35 @@ function positiveInt(fieldName: string, text: string): number {
   if (!/^\s*\d+\s*$/.test(text) || !Number.isSafeInteger(n) || n <= 0)
     throw new K6ConfigInvalidError(fieldName, text, 'a positive integer');
   return n;
+}
+
+/** Longest length a mix may name (the script draws whatever it is given; the product bounds it by the context). */
+const MIX_MAX_TOKENS = 1_000_000;
+
+/** K6_ENV.requestMix: JSON `{seed, prompt, output}`, read as the script's JSON.parse would, then validated. */
+function requestMix(env: Map<string, string>): { requestMix?: RequestMix } {
+  const text = env.get(K6_ENV.requestMix);
+  if (text === undefined || text.trim() === '') return {};
+  const accepted = 'JSON {"seed":1,"prompt":<distribution>,"output":<distribution>} (shared/load)';
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new K6ConfigInvalidError(`env ${K6_ENV.requestMix}`, text, accepted);
+  }
+  const parsed = requestMixSchema(MIX_MAX_TOKENS).safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const at = issue === undefined ? '' : `${issue.path.join('.')}: ${issue.message}`;
+    throw new K6ConfigInvalidError(`env ${K6_ENV.requestMix}`, text, `${accepted}; ${at}`);
+  }
+  return { requestMix: parsed.data };
+}
+
+/** `true` or `false` (absent: false), as the script compares it. */
+function flag(env: Map<string, string>, name: string): boolean {
+  const text = env.get(name);
+  if (text === undefined || text === '' || text === 'false') return false;
+  if (text === 'true') return true;
+  throw new K6ConfigInvalidError(`env ${name}`, text, 'true or false');
 }

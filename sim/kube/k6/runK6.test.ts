@@ -3,6 +3,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock } from '../../../shared/clock/index.js';
 import { K6_SUMMARY_MARKER, k6SummarySchema } from '../../../shared/kube/index.js';
+import type { RequestMix } from '../../../shared/load/index.js';
+import { sampleRequestAt } from '../../load/sampler.js';
+import { loadProfile } from '../../profile/loadProfile.js';
+import { replicaIdentity } from '../../twin/identity.js';
+import { startVllmReplica, type VllmReplica } from '../../vllm/server.js';
 import type { K6Plan } from './k6Plan.js';
 import { K6_EXIT_CODES, runK6 } from './runK6.js';
 
@@ -188,4 +193,74 @@ describe('Function: runK6', () => {
     expect(result.summary.iterations + result.summary.droppedIterations).toBe(50);
     expect(lines.some((l) => l.includes('Insufficient VUs, reached 1 active VUs'))).toBe(true);
   });
+});
+
+describe('Function: runK6 against a twin vLLM replica (the demo profile): a request mix, streamed', () => {
+  let replica: VllmReplica;
+  beforeAll(async () => {
+    const profile = await loadProfile('demo');
+    replica = await startVllmReplica({
+      profile,
+      identity: replicaIdentity(profile, 0, 'us-east-2'),
+      clock: systemClock,
+    });
+    for (
+      let i = 0;
+      i < 200 &&
+      (await fetch(`${replica.url}/health`).then(
+        (r) => r.status,
+        () => 0,
+      )) !== 200;
+      i++
+    )
+      await new Promise((done) => setTimeout(done, 100));
+  }, 60_000);
+  afterAll(async () => {
+    await replica?.stop();
+  });
+
+  it('draws the lengths the script draws, reads the SSE stream and reports TTFT, inter-token latency and tokens', async () => {
+    // Prepare: 40 requests, 4 at a time; prompts 100-300 tokens, outputs mostly 8, some 32.
+    const requestMix: RequestMix = {
+      seed: 11,
+      prompt: { distribution: 'uniform', min: 100, max: 300 },
+      output: {
+        distribution: 'histogram',
+        buckets: [
+          { tokens: 8, weight: 3 },
+          { tokens: 32, weight: 1 },
+        ],
+      },
+    };
+    const iterations = 40;
+    const drawn = Array.from({ length: iterations }, (_, i) => sampleRequestAt(requestMix, i));
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+    // Act
+    const { result } = await run({
+      ...common,
+      targetUrl: replica.url,
+      model: replica.servedModelName,
+      executor: 'shared-iterations',
+      vus: 4,
+      iterations,
+      requestMix,
+      stream: true,
+    });
+
+    // Assess
+    expect(result.exitCode).toBe(K6_EXIT_CODES.ok);
+    const summary = result.summary;
+    expect(summary.httpReqFailed).toBe(0);
+    // vLLM generates max_tokens exactly: the completions' mean is the drawn outputs' mean.
+    expect(summary.completionTokensAvg).toBeCloseTo(mean(drawn.map((d) => d.maxTokens)), 2);
+    // The prompt is padded to the drawn length as the twin counts tokens.
+    expect(Math.abs((summary.promptTokensAvg ?? 0) - mean(drawn.map((d) => d.promptTokens)))).toBeLessThan(3);
+    // TTFT: at least one engine step (15 ms base); ITL: about one step per token with a few sequences running.
+    expect(summary.ttftMs?.med).toBeGreaterThan(10);
+    expect(summary.ttftMs?.p95).toBeGreaterThanOrEqual(summary.ttftMs?.med ?? Infinity);
+    expect(summary.ttftMs?.max).toBeLessThan(summary.httpReqDurationMs.max);
+    expect(summary.itlMs?.avg).toBeGreaterThan(5);
+    expect(summary.itlMs?.avg).toBeLessThan(500);
+  }, 60_000);
 });

@@ -2,7 +2,16 @@ import type { Clock } from '../../../shared/clock/index.js';
 import { K6_EXECUTORS, type K6Summary } from '../../../shared/kube/index.js';
 import { type LoadProgress, runConstantArrivalLoad } from '../../load/constantArrival.js';
 import { K6_DEFAULTS, listensOnPodAddress, type K6Plan } from './k6Plan.js';
-import { buildK6Summary, k6Banner, k6Duration, k6Elapsed, k6LogLine, summaryLine } from './k6Output.js';
+import { sampleRequestAt } from '../../load/sampler.js';
+import {
+  buildK6Summary,
+  k6Banner,
+  k6Duration,
+  k6Elapsed,
+  k6LogLine,
+  type K6Measurements,
+  summaryLine,
+} from './k6Output.js';
 import { type K6LiveFigures, startK6RestApi } from './k6RestApi.js';
 import { runSharedIterations } from './sharedIterations.js';
 
@@ -159,7 +168,16 @@ async function runPlan(options: RunK6Options, startMs: number, live: LiveRun): P
     );
   }
 
-  const shape = { model: plan.model, promptTokens: plan.promptTokens, maxTokens: plan.maxTokens };
+  const mix = plan.requestMix;
+  const shape = {
+    model: plan.model,
+    promptTokens: plan.promptTokens,
+    maxTokens: plan.maxTokens,
+    // The script's own sampler text, by iteration number: the same seed draws the same lengths as on EKS.
+    ...(mix === undefined ? {} : { sample: (index: number) => sampleRequestAt(mix, index) }),
+    stream: plan.stream === true,
+  };
+  const perRequest = new PerRequest(plan.stream === true);
   const intervalMs = options.progressIntervalMs ?? 1_000;
   if (plan.executor === K6_EXECUTORS.constantArrivalRate) {
     let warned = false;
@@ -200,7 +218,10 @@ async function runPlan(options: RunK6Options, startMs: number, live: LiveRun): P
       onProgress,
       progressIntervalMs: intervalMs,
       onStart: (progress) => live.constantArrival(progress, plan.maxVUs),
-      onRequestEnd: ({ durationMs }) => live.requestEnded(durationMs),
+      onRequestEnd: (end) => {
+        live.requestEnded(end.durationMs);
+        if (end.ok) perRequest.add(end);
+      },
     });
     // Interrupted and stopped requests never finished their iteration: k6 does not count them.
     const unfinished = result.interrupted + (result.failures['stopped'] ?? 0);
@@ -215,6 +236,7 @@ async function runPlan(options: RunK6Options, startMs: number, live: LiveRun): P
       httpReqs: iterations,
       httpReqFailed: result.failed - unfinished,
       aggregateMs: { avg: l.mean, min, med: l.p50, max: l.max, p90: l.p90, p95: l.p95, p99: l.p99 },
+      ...perRequest.measurements(),
     });
   }
 
@@ -229,6 +251,7 @@ async function runPlan(options: RunK6Options, startMs: number, live: LiveRun): P
     clock,
     ...(options.signal ? { signal: options.signal } : {}),
     progressIntervalMs: intervalMs,
+    onRequestEnd: (outcome) => perRequest.add(outcome),
     onProgress: (p) => {
       live.sharedIterations(p);
       const pct = Math.min(100, Math.floor((p.completed / plan.iterations) * 100));
@@ -247,7 +270,33 @@ async function runPlan(options: RunK6Options, startMs: number, live: LiveRun): P
     httpReqs: result.httpReqs,
     httpReqFailed: result.httpReqFailed,
     durationsMs: result.durationsMs,
+    ...perRequest.measurements(),
   });
+}
+
+/** The script's custom Trends: TTFT and inter-token latency when streamed, and the tokens of vLLM's usage. */
+class PerRequest {
+  readonly #ttftMs: number[] = [];
+  readonly #itlMs: number[] = [];
+  readonly #promptTokens: number[] = [];
+  readonly #completionTokens: number[] = [];
+
+  constructor(private readonly stream: boolean) {}
+
+  add(end: { ttftMs?: number; itlMs?: number; promptTokens?: number; completionTokens?: number }): void {
+    if (end.ttftMs !== undefined) this.#ttftMs.push(end.ttftMs);
+    if (end.itlMs !== undefined) this.#itlMs.push(end.itlMs);
+    if (end.promptTokens !== undefined) this.#promptTokens.push(end.promptTokens);
+    if (end.completionTokens !== undefined) this.#completionTokens.push(end.completionTokens);
+  }
+
+  measurements(): Pick<K6Measurements, 'ttftMs' | 'itlMs' | 'promptTokens' | 'completionTokens'> {
+    return {
+      ...(this.stream ? { ttftMs: this.#ttftMs, itlMs: this.#itlMs } : {}),
+      promptTokens: this.#promptTokens,
+      completionTokens: this.#completionTokens,
+    };
+  }
 }
 
 function finish(

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { Clock } from '../../../shared/clock/index.js';
-import { type CompletionShape, postCompletion } from './completionRequest.js';
+import { type CompletionOutcome, type CompletionShape, postCompletion } from './completionRequest.js';
 
 export interface SharedIterationsOptions extends CompletionShape {
   url: string;
@@ -15,6 +15,8 @@ export interface SharedIterationsOptions extends CompletionShape {
   signal?: AbortSignal;
   onProgress?: (progress: SharedIterationsProgress) => void;
   progressIntervalMs?: number;
+  /** Called with each answered request's measurements (streaming ones when streamed). */
+  onRequestEnd?: (outcome: CompletionOutcome) => void;
 }
 
 export interface SharedIterationsProgress {
@@ -65,13 +67,13 @@ export async function runSharedIterations(options: SharedIterationsOptions): Pro
     failures[cause] = (failures[cause] ?? 0) + 1;
   };
 
-  const iterate = async (): Promise<void> => {
+  const iterate = async (iteration: number): Promise<void> => {
     const controller = new AbortController();
     inFlight.add(controller);
     const timer = setTimeout(() => controller.abort('request timeout'), options.requestTimeoutMs);
     const sentAt = clock.now();
     try {
-      const outcome = await postCompletion(options.url, options, agent, controller.signal);
+      const outcome = await postCompletion(options.url, options, iteration, agent, controller.signal, clock);
       const reason: unknown = controller.signal.reason;
       if (controller.signal.aborted && (reason === INTERRUPTED || reason === STOPPED)) {
         interrupted += 1;
@@ -81,6 +83,8 @@ export async function runSharedIterations(options: SharedIterationsOptions): Pro
       if (outcome.status > 0) durationsMs.push(clock.now() - sentAt);
       if (outcome.status === 0) fail(outcome.error ?? 'error');
       else if (outcome.status >= 400) fail(`HTTP ${outcome.status}`);
+      else if (outcome.error !== undefined) fail(outcome.error);
+      else options.onRequestEnd?.(outcome);
       completed += 1;
     } finally {
       clearTimeout(timer);
@@ -93,7 +97,7 @@ export async function runSharedIterations(options: SharedIterationsOptions): Pro
     try {
       while (!stopStarting && !options.signal?.aborted && next < options.iterations) {
         next += 1;
-        await iterate();
+        await iterate(next - 1);
       }
     } finally {
       active -= 1;
