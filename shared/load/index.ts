@@ -1,6 +1,6 @@
 /**
  * The request mix of a load test: prompt and output length distributions, the seed, and the sampler's source text
- * the k6 script embeds (the twin evaluates the same text: sim/load/sampler.ts).
+ * the k6 script embeds (the twin evaluates the same text: sim/mix/sampler.ts).
  */
 export {
   DEFAULT_MIX_SEED,

@@ -33,7 +33,7 @@ export {
   type ConstantArrivalOptions,
   type LoadSummary,
 } from '../load/constantArrival.js';
-export { sampleRequestAt } from '../load/sampler.js';
+export { sampleRequestAt } from '../mix/sampler.js';
 
 // Parts of the twin on their own, for the adapters' tests: its AWS endpoints, Slack, API server, Prometheus.
 export { startCloudWatchTwin, type CloudWatchTwin, type RecordedDatum } from '../aws/cloudwatch.js';

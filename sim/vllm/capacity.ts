@@ -1,6 +1,6 @@
 import { VirtualClock } from '../../shared/clock/index.js';
 import { meanLengths, type RequestMix } from '../../shared/load/index.js';
-import { sampleRequestAt } from '../load/sampler.js';
+import { sampleRequestAt } from '../mix/sampler.js';
 import type { Profile } from '../profile/profile.js';
 import { engineConfigFromProfile, type EngineOverrides, type RequestResult, VllmEngine } from './engine.js';
 import { VllmMeasurementInputError } from './errors.js';

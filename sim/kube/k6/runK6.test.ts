@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { systemClock } from '../../../shared/clock/index.js';
 import { K6_SUMMARY_MARKER, k6SummarySchema } from '../../../shared/kube/index.js';
 import type { RequestMix } from '../../../shared/load/index.js';
-import { sampleRequestAt } from '../../load/sampler.js';
+import { sampleRequestAt } from '../../mix/sampler.js';
 import { loadProfile } from '../../profile/loadProfile.js';
 import { replicaIdentity } from '../../twin/identity.js';
 import { startVllmReplica, type VllmReplica } from '../../vllm/server.js';

@@ -2,7 +2,7 @@ import type { Clock } from '../../../shared/clock/index.js';
 import { K6_EXECUTORS, type K6Summary } from '../../../shared/kube/index.js';
 import { type LoadProgress, runConstantArrivalLoad } from '../../load/constantArrival.js';
 import { K6_DEFAULTS, listensOnPodAddress, type K6Plan } from './k6Plan.js';
-import { sampleRequestAt } from '../../load/sampler.js';
+import { sampleRequestAt } from '../../mix/sampler.js';
 import {
   buildK6Summary,
   k6Banner,
