@@ -122,6 +122,7 @@ describe('Function: checkPods', () => {
 
 describe('Function: checkCompletions', () => {
   const context = { backgroundRps: 0, k6RateRps: 20, requestTimeoutSeconds: 60 };
+  const slowK6 = { avg: 4_500, min: 3_000, med: 4_400, max: 6_000, p90: 5_500, p95: 5_800, p99: 6_000 };
 
   it.each([
     { name: 'AMP agrees with k6 (98 %)', step: heldStep(20), reasons: 0 },
@@ -152,6 +153,28 @@ describe('Function: checkCompletions', () => {
       }),
       reasons: 0,
     },
+    // k6 short of CPU: its requests took 4.5 s where the replica, with no queue, served them in 0.9 s at its p95.
+    {
+      name: 'a starved k6',
+      step: heldStep(20, { rateRps: 20, k6: { httpReqDurationMs: slowK6 }, amp: { p95E2eSeconds: 0.9, queueMax: 0 } }),
+      reasons: 1,
+    },
+    // Just within 2 × p95 + 1 s: network and k6's own time are allowed.
+    {
+      name: 'k6 a little slower than vLLM',
+      step: heldStep(20, {
+        rateRps: 20,
+        k6: { httpReqDurationMs: { ...slowK6, avg: 2_700 } },
+        amp: { p95E2eSeconds: 0.9, queueMax: 0 },
+      }),
+      reasons: 0,
+    },
+    // The same k6 figures with a queue at the replica: requests queued at the window's end finish after it.
+    {
+      name: 'slow in k6 behind a queue',
+      step: heldStep(20, { rateRps: 20, k6: { httpReqDurationMs: slowK6 }, amp: { p95E2eSeconds: 0.9, queueMax: 12 } }),
+      reasons: 0,
+    },
   ])('$name → $reasons reason(s)', ({ step, reasons }) => {
     // Act
     const found = checkCompletions(step, context);
@@ -167,6 +190,21 @@ describe('Function: checkCompletions', () => {
     // Act / Assess
     expect(checkCompletions(step, { ...context, backgroundRps: 10, k6RateRps: 10 })).toEqual([]);
     expect(checkCompletions(step, { ...context, backgroundRps: 0, k6RateRps: 10 })).toHaveLength(1);
+  });
+
+  it('says where the time went and what to change when k6 did not keep up', () => {
+    // Prepare
+    const step = heldStep(20, { rateRps: 20, k6: { httpReqDurationMs: slowK6 }, amp: { p95E2eSeconds: 0.9 } });
+
+    // Act
+    const [reason] = checkCompletions({ ...step, amp: { ...step.amp, queueMax: 0 } }, context);
+
+    // Assess
+    expect(reason).toBe(
+      "k6's requests took 4.5 s on average where vLLM served them in 0.9 s at its p95 with at most 0 queued (more " +
+        'than 2 × p95 + 1 s): the time went to the load generator or the network, not the replica; give k6 more CPU ' +
+        '(k6.resources, a node of its own through k6.nodeSelector) or run it nearer the target',
+    );
   });
 
   it('skips a step that ended early (no k6 summary)', () => {

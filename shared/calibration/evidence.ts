@@ -5,8 +5,9 @@
  *    sample at or past its end (a Prometheus paused across the end read "completed 12.6/s" for 20 req/s);
  * 2. Pods: the Pods that served the window are the Ready Pods of its start, none restarted, none new (a replacement
  *    is cold: not warmed up), and AMP shows exactly them;
- * 3. completions: AMP's completions agree with what k6 got back, and k6's requests did not fail fast in numbers (a
- *    Pod deleted 3 s into a step failed 100 of 240 requests: a broken step, not saturation).
+ * 3. completions: AMP's completions agree with what k6 got back, k6's requests did not fail fast in numbers (a
+ *    Pod deleted 3 s into a step failed 100 of 240 requests: a broken step, not saturation), and k6 kept up: with no
+ *    queue at the replica, k6's requests took not much longer than vLLM served them (a k6 short of CPU measures itself).
  * A step that fails is repeated once at the same rate (workflow/planNextStep.ts), failing again ends the run
  * (CalibrationStepEvidenceError); the analysis uses only steps whose evidence held.
  */
@@ -24,7 +25,7 @@ import {
 import { CalibrationDependencyUnavailableError } from './errors.js';
 import { fmt, pct } from './format.js';
 import type { CalibrationInput } from './input.js';
-import { EVIDENCE_RULES } from './rules.js';
+import { EVIDENCE_RULES, SATURATION_RULES } from './rules.js';
 import { scrapeSecondsFromSampleTimes } from './scrapeInterval.js';
 import { calibrationTarget } from './stepQueries.js';
 import type { StepEvidence, StepMeasurement } from './types.js';
@@ -195,6 +196,7 @@ export function checkCompletions(step: StepMeasurement, context: CompletionConte
     step.amp.queueMax + (step.amp.runningLatestHalfMean ?? step.amp.runningMean ?? 0),
   );
   const allowance = EVIDENCE_RULES.completionTolerance * expected + EVIDENCE_RULES.completionSlackRequests + inFlight;
+  reasons.push(...checkClientLatency(step));
   if (Math.abs(ampCompleted - expected) > allowance)
     reasons.push(
       `AMP counted ${fmt(ampCompleted, 0)} completions over ${fmt(spanSeconds, 1)} s where k6 got ${k6Ok} OK` +
@@ -203,6 +205,28 @@ export function checkCompletions(step: StepMeasurement, context: CompletionConte
         `${EVIDENCE_RULES.completionSlackRequests} + ${fmt(inFlight, 0)} in flight)`,
     );
   return reasons;
+}
+
+/**
+ * Check 3's last part: the load generator kept up. With no queue at the replica its latency is its service time, so
+ * k6's mean duration far above vLLM's p95 (EVIDENCE_RULES.clientLatencyFactor and clientSlackSeconds) is time spent
+ * in k6 or on the way: k6 sent late and counted late, and the step's figures describe k6, not the replica. With a
+ * queue the check is skipped: requests still queued at the window's end finish after it, slow in k6 and absent from
+ * AMP's window.
+ */
+export function checkClientLatency(step: StepMeasurement): string[] {
+  const k6 = step.k6;
+  const serverP95 = step.amp.p95E2eSeconds;
+  if (k6 === null || serverP95 === null || step.amp.queueMax >= SATURATION_RULES.queueMaxFloor) return [];
+  const clientMean = k6.httpReqDurationMs.avg / 1000;
+  const bound = EVIDENCE_RULES.clientLatencyFactor * serverP95 + EVIDENCE_RULES.clientSlackSeconds;
+  if (clientMean <= bound) return [];
+  return [
+    `k6's requests took ${fmt(clientMean, 2)} s on average where vLLM served them in ${fmt(serverP95, 2)} s at its ` +
+      `p95 with at most ${fmt(step.amp.queueMax, 0)} queued (more than ${EVIDENCE_RULES.clientLatencyFactor} × p95 + ` +
+      `${EVIDENCE_RULES.clientSlackSeconds} s): the time went to the load generator or the network, not the replica; ` +
+      'give k6 more CPU (k6.resources, a node of its own through k6.nodeSelector) or run it nearer the target',
+  ];
 }
 
 /** The sample times of each Pod's series (by its `pod` label), epoch ms. */

@@ -121,6 +121,15 @@ export const EVIDENCE_RULES = {
    */
   maxFastFailedFraction: 0.05,
   fastFailureFraction: 0.9,
+  /**
+   * The load generator kept up: with no queue at the replica (below SATURATION_RULES.queueMaxFloor), k6's mean request
+   * duration may exceed vLLM's p95 end-to-end latency over the window by this factor plus clientSlackSeconds, no more.
+   * Beyond it the time went to k6 or the network, not the replica: a k6 short of CPU sends late and reads late, and a
+   * step it measured read "stable, 16.9 req/s completed at 40 offered" for a replica whose capacity is 34. The factor
+   * 2 covers the histogram's interpolation (each of vLLM's e2e buckets from 1 s up ends at most twice its start).
+   */
+  clientLatencyFactor: 2,
+  clientSlackSeconds: 1,
   /** A rate is tried this many times in all: once, and once more after a failed check. */
   attemptsPerRate: 2,
 } as const;
