@@ -283,7 +283,13 @@ describe('Class: FaultController (through the twin’s Prometheus)', () => {
     // Act
     twin.faults.inject({ kind: 'queue-flood', pod: first.pod, waiting: 80 });
     const during = await waitFor('queue >= 50', waiting, (v) => v >= 50);
-    const running = await valueOf(podSeries(VLLM.numRequestsRunning, first.pod));
+    // Read until the batch is full: one scrape can land while the flood's requests are still being admitted.
+    const running = await waitFor(
+      'batch full',
+      podSeries(VLLM.numRequestsRunning, first.pod),
+      (v) => v === twin.profile.engine.maxNumSeqs,
+      30_000,
+    );
     twin.faults.clear();
     const after = await waitFor('queue drained', waiting, (v) => v === 0, 30_000);
 
