@@ -31,3 +31,15 @@ export class CliOptionInvalidError extends Error {
     super(`${flag} ${JSON.stringify(value)}: expected ${expected}`, options);
   }
 }
+
+/** A flag the command needs in this mode was not given: `--amp-workspace is required: the AMP workspace id ...`. */
+export class CliOptionRequiredError extends Error {
+  override readonly name = 'CliOptionRequiredError';
+
+  constructor(
+    readonly flag: string,
+    readonly expected: string,
+  ) {
+    super(`${flag} is required: ${expected}`);
+  }
+}

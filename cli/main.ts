@@ -18,6 +18,8 @@ const program = new Command('vllm-pilot')
   // Commander's own messages are printed below with everything else, so each error is printed once, on one line.
   // Set before the commands are registered: subcommands copy it.
   .configureOutput({ outputError: () => undefined })
+  // A command's flags are its own after its name (calibrate's, which its subcommands share, need this).
+  .enablePositionalOptions()
   .exitOverride();
 
 registerDemoCommand(program);

@@ -16,6 +16,16 @@ import {
   toYaml,
 } from '../../shared/alerts/export/index.js';
 import { readTwinState } from '../../sim/harness/twinState.js';
+import { twinHistoryStore, twinMetricsSource, twinTarget } from '../../sim/harness/twinTarget.js';
+import {
+  ALERTS_ACCOUNT_FLAGS,
+  dryRunAlerts,
+  dryRunAlertsOnAccount,
+  type DryRunTarget,
+  formatDryRun,
+} from '../account/alerts.js';
+import { type AccountFlags, addAccountFlags, refuseMixedModes } from '../account/options.js';
+import { CliOptionRequiredError } from '../errors.js';
 import { harness } from '../harness.js';
 import { registerAlertSilenceCommands } from './alertSilences.js';
 import { printJson } from '../options.js';
@@ -223,34 +233,77 @@ export function registerAlertsCommand(program: Command): Command {
   return alerts;
 }
 
-interface EvaluateCommandOptions {
-  stateFile: string;
+interface EvaluateCommandOptions extends AccountFlags {
+  stateFile?: string;
   alerts?: string;
+  dryRun?: boolean;
   verbose?: boolean;
   json?: boolean;
 }
 
+const EVALUATE_HELP = [
+  '',
+  'On the twin (--state-file), without --dry-run: one run of the alert evaluator Lambda, as EventBridge starts it:',
+  "new alerts, repeats and resolved ones go to the twin's SNS topic (and through the Slack notifier to its sink).",
+  '',
+  'With --dry-run (the twin, or your account through the target flags or --targets): what would fire now and why,',
+  "each alert's value against its threshold held for its `for`, the inhibitions, and the thresholds the last",
+  'calibration set (with --history-table of a deployed stack). Nothing is sent and no state is written. Against an',
+  'account, only --dry-run runs: the deployed evaluator is the one that notifies.',
+  '',
+  'Examples:',
+  '  vllm-pilot alerts evaluate --state-file twin.json',
+  '  vllm-pilot alerts evaluate --state-file twin.json --dry-run',
+  '  AWS_PROFILE=prod vllm-pilot alerts evaluate --dry-run --region us-east-2 --targets targets.yaml \\',
+  '      --amp-workspace ws-b226cc2a-a446-46a9-933a-ac50479a5568 --history-table vllm-eks-pilot-prod-CalibrationHistoryTable-1A2B3C',
+  '',
+].join('\n');
+
 /**
  * `vllm-pilot alerts evaluate`: one run of the alert evaluator Lambda against the twin, exactly as EventBridge starts
  * it every minute: new alerts and repeats go to the twin's SNS topic (and through the Slack notifier to its sink
- * while `twin up` runs), resolved ones too; running it again right away sends nothing new.
+ * while `twin up` runs), resolved ones too; running it again right away sends nothing new. With --dry-run, on the twin
+ * or an account: what would fire, without notifying or writing state.
  */
 export function registerAlertEvaluateCommand(alerts: Command): void {
-  alerts
+  const evaluate = alerts
     .command('evaluate')
-    .description("evaluate the seven alerts on the twin's target once and notify through SNS (like one scheduled run)")
-    .requiredOption('--state-file <file>', 'the state file written by `twin up`')
+    .description(
+      'evaluate the alerts once: on the twin and notify through SNS (like one scheduled run), or --dry-run on the twin or your account',
+    )
+    .option('--state-file <file>', 'against the twin: the state file written by `twin up`')
     .option(
       '--alerts <file>',
       "the target's alert settings (YAML/JSON: repeatInterval, rules.<alert>.threshold/for/...)",
     )
-    .option('--verbose', "print the evaluator's JSON log lines")
-    .option('--json', 'print the run summary as JSON')
+    .option(
+      '--dry-run',
+      'only say what would fire and why: nothing sent, no state written (required against an account)',
+    )
+    .option('--verbose', "print the evaluator's JSON log lines (the twin, without --dry-run)")
+    .option('--json', 'print the run summary as JSON');
+  addAccountFlags(evaluate, ALERTS_ACCOUNT_FLAGS)
+    .addHelpText('after', EVALUATE_HELP)
     .action(async (opts: EvaluateCommandOptions) => {
-      // The user's file first: a mistake in it is named before the twin is looked at.
+      // The user's file first: a mistake in it is named before the twin or the account is looked at.
       const settings = opts.alerts === undefined ? undefined : await readAlertSettingsFile(opts.alerts);
+      const mode = refuseMixedModes(opts.stateFile, opts);
+      if (mode === 'account' && !opts.dryRun)
+        throw new CliOptionRequiredError(
+          '--dry-run',
+          'against an account this command only shows what would fire (the deployed evaluator notifies); or give --state-file for the twin',
+        );
+      if (opts.dryRun) {
+        const results =
+          mode === 'twin'
+            ? await dryRunOnTwin(opts.stateFile as string, settings)
+            : await dryRunAlertsOnAccount(opts, settings, Date.now());
+        if (opts.json) return printJson(results.length === 1 ? results[0] : results);
+        process.stdout.write(formatDryRun(results));
+        return;
+      }
       const { functionLogger, twinAlertEvaluator } = await harness();
-      const state = await readTwinState(opts.stateFile);
+      const state = await readTwinState(opts.stateFile as string);
       const run = twinAlertEvaluator(state, {
         ...(settings === undefined ? {} : { alerts: settings }),
         logger: functionLogger('alert-evaluator', opts.verbose ?? false),
@@ -271,6 +324,21 @@ export function registerAlertEvaluateCommand(alerts: Command): void {
         for (const line of target.problems) process.stdout.write(`    problem: ${line}\n`);
       }
     });
+}
+
+/** The dry run on the twin's target: its Prometheus as AMP, its calibration history, the --alerts settings. */
+async function dryRunOnTwin(stateFile: string, settings: unknown): Promise<DryRunTarget[]> {
+  const state = await readTwinState(stateFile);
+  const { history, client } = twinHistoryStore(state);
+  try {
+    return await dryRunAlerts(
+      [{ target: twinTarget(state), settings: parseAlertSettings(settings) }],
+      { source: twinMetricsSource(state), history },
+      Date.now(),
+    );
+  } finally {
+    client.destroy();
+  }
 }
 
 /** Reads and checks a target's alert settings file (YAML or JSON); a bad field fails here, naming it. */

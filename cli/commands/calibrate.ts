@@ -33,6 +33,7 @@ import {
 import { systemClock } from '../../shared/clock/index.js';
 import {
   guardSingleValue,
+  HttpMetricsSource,
   isRefusedAnswer,
   VALUE_DOMAIN,
   type InstantSample,
@@ -42,6 +43,8 @@ import type { TwinState, WorkflowEvent } from '../../sim/harness/index.js';
 import { readTwinState } from '../../sim/harness/twinState.js';
 import { twinMetricsSource } from '../../sim/harness/twinTarget.js';
 import { harness } from '../harness.js';
+import { AwsHistoryEvents } from './awsHistory.js';
+import { registerCalibrationHistoryCommands } from './calibrateHistory.js';
 import { readStructuredObject } from '../readFile.js';
 import { formatNumber, progressBar, writeProgress } from '../output.js';
 import { printJson } from '../options.js';
@@ -86,6 +89,9 @@ interface LocalOptions {
 export function registerCalibrateCommand(program: Command): void {
   const calibrate = program
     .command('calibrate')
+    // Its own flags only before a subcommand (`calibrate list --json` is list's --json): list, show and rollback
+    // share names with the run's flags (--state-file, --region, --json, --out).
+    .enablePositionalOptions()
     .description(
       'find the request rate at which one replica saturates and derive the KEDA thresholds (the calibration state machine), against the twin or on AWS',
     )
@@ -111,6 +117,18 @@ export function registerCalibrateCommand(program: Command): void {
     .option('--aws', 'start the execution on AWS Step Functions and follow it (needs --state-machine-arn)')
     .option('--state-machine-arn <arn>', 'the deployed calibration state machine (with --aws)')
     .option('--region <region>', "the state machine's region (with --aws; default: from the ARN)")
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  vllm-pilot calibrate --state-file twin.json --input examples/calibration-twin.yaml',
+        '  AWS_PROFILE=prod vllm-pilot calibrate --aws --input examples/calibration-aws.yaml \\',
+        '      --state-machine-arn arn:aws:states:us-east-2:123456789012:stateMachine:vllm-eks-pilot-prod-calibration',
+        '  vllm-pilot calibrate list --help    # the history of a deployment: list, show <execution>',
+        '',
+      ].join('\n'),
+    )
     .action(async (opts: LocalOptions) => {
       if ((opts as { input?: string }).input === undefined)
         calibrate.error("error: required option '--input <file>' not specified");
@@ -125,6 +143,7 @@ export function registerCalibrateCommand(program: Command): void {
       return calibrateOnTwin({ ...opts, stateFile: opts.stateFile }, given);
     });
   registerRollbackCommand(calibrate);
+  registerCalibrationHistoryCommands(calibrate);
 }
 
 function strategyName(value: string): string {
@@ -527,7 +546,10 @@ function line(text: string): void {
   process.stderr.write(`${text}\n`);
 }
 
-/** `--aws`: StartExecution, then GetExecutionHistory until the execution ends, printing each state entered. */
+/**
+ * `--aws`: StartExecution, then GetExecutionHistory until the execution ends: one target with the local run's progress
+ * display, many with a line per state entered.
+ */
 async function calibrateOnAws(opts: LocalOptions, given: Record<string, unknown>): Promise<void> {
   const arn = opts.stateMachineArn;
   const match = /^arn:aws[a-z-]*:states:([a-z0-9-]+):\d{12}:stateMachine:[A-Za-z0-9_-]+$/.exec(arn ?? '');
@@ -539,9 +561,26 @@ async function calibrateOnAws(opts: LocalOptions, given: Record<string, unknown>
   const many = isBatchInput(given);
   const raw = many ? batchWithStrategy(given, opts.strategy) : withStrategy(given, opts.strategy);
   // Refused here with the message ValidateInput / ValidateTargets would give, before the execution starts.
-  const deployment = many ? (parseCalibrationBatchInput(raw), 'batch') : parseCalibrationInput(raw).target.deployment;
-  const name = opts.executionName ?? defaultExecutionName(deployment, systemClock.now());
+  const single = many ? undefined : parseCalibrationInput(raw);
+  if (many) parseCalibrationBatchInput(raw);
+  const name = opts.executionName ?? defaultExecutionName(single?.target.deployment ?? 'batch', systemClock.now());
   const sfn = new SFNClient({ region });
+  // One target: the local run's display, fed from the execution history (the live bar reads the target's AMP with
+  // the user's credentials). Many: one line per state and per target.
+  const progress =
+    single === undefined
+      ? undefined
+      : new Progress(
+          single,
+          new HttpMetricsSource({ endpoint: single.target.ampWorkspaceUrl, region: single.target.region }),
+        );
+  const history = new AwsHistoryEvents();
+  const show = (event: HistoryEvent) => {
+    const mapped = progress === undefined ? undefined : history.next(event);
+    if (mapped !== undefined) progress?.onEvent(mapped);
+    else if (progress === undefined || event.type === 'ExecutionFailed' || event.type === 'ExecutionSucceeded')
+      printAwsEvent(event);
+  };
   try {
     const { executionArn } = await sfn.send(
       new StartExecutionCommand({ stateMachineArn: arn, name, input: JSON.stringify(raw) }),
@@ -557,7 +596,7 @@ async function calibrateOnAws(opts: LocalOptions, given: Record<string, unknown>
         const page = await sfn.send(new GetExecutionHistoryCommand({ executionArn, nextToken, maxResults: 500 }));
         for (const event of page.events ?? [])
           if ((event.id ?? 0) > printed) {
-            printAwsEvent(event);
+            show(event);
             printed = event.id ?? printed;
           }
         nextToken = page.nextToken;
@@ -590,6 +629,7 @@ async function calibrateOnAws(opts: LocalOptions, given: Record<string, unknown>
       );
     }
   } finally {
+    progress?.stop();
     sfn.destroy();
   }
 }

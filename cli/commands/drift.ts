@@ -18,6 +18,9 @@ const HELP = [
   'Examples:',
   '  vllm-pilot drift --state-file twin.json',
   '  vllm-pilot drift --state-file twin.json --window 300 --json',
+  '  # your account: the deployed drift detector does the same for every target (its stage settings say whether it',
+  '  # notifies or re-calibrates)',
+  '  aws lambda invoke --function-name vllm-eks-pilot-prod-driftDetector --region us-east-2 out.json && jq . out.json',
   '',
 ].join('\n');
 

@@ -1,7 +1,9 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { assertDuration, readCatalog } from '../../shared/metrics/index.js';
+import { assertDuration, type CatalogResult, readCatalog } from '../../shared/metrics/index.js';
 import { readTwinState } from '../../sim/harness/twinState.js';
 import { twinMetricsSource, twinTarget } from '../../sim/harness/twinTarget.js';
+import { type AccountFlags, addAccountFlags, refuseMixedModes } from '../account/options.js';
+import { METRICS_ACCOUNT_FLAGS, readCatalogOnAccount } from '../account/metrics.js';
 import { harness } from '../harness.js';
 import { table } from '../output.js';
 import { printJson } from '../options.js';
@@ -28,6 +30,19 @@ export function registerMetricsCommands(program: Command): void {
     .option('--rate-window <duration>', 'PromQL window for rates and quantiles', rateWindowOption, '1m')
     .option('--verbose', "also print the Lambda's own JSON log lines")
     .option('--json', 'print the collector result as JSON')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'It writes to CloudWatch, so it runs only against the twin; in your account the deployed collector runs every',
+        'minute, and `metrics read` shows what it would publish, with your credentials and without writing.',
+        '',
+        'Examples:',
+        '  vllm-pilot metrics collect --state-file twin.json',
+        '  aws lambda invoke --function-name vllm-eks-pilot-prod-metricsCollector --region us-east-2 out.json   # your account',
+        '',
+      ].join('\n'),
+    )
     .action(async (opts: { stateFile: string; rateWindow: string; verbose?: boolean; json?: boolean }) => {
       const { functionLogger, twinCollector } = await harness();
       const state = await readTwinState(opts.stateFile);
@@ -54,36 +69,69 @@ export function registerMetricsCommands(program: Command): void {
       );
     });
 
-  metrics
+  const read = metrics
     .command('read')
-    .description("read the catalog (Tier 1/2/3) for the twin's deployment from Prometheus and print it")
-    .requiredOption('--state-file <file>', 'the state file written by `twin up`')
+    .description(
+      "read the catalog (Tier 1/2/3) of a vLLM deployment from Prometheus or AMP and print it (the twin's, or one in your account)",
+    )
+    .option('--state-file <file>', 'against the twin: the state file written by `twin up`')
     .option('--rate-window <duration>', 'PromQL window for rates and quantiles', rateWindowOption, '1m')
-    .option('--json', 'print the readings as JSON')
-    .action(async (opts: { stateFile: string; rateWindow: string; json?: boolean }) => {
-      const state = await readTwinState(opts.stateFile);
-      const result = await readCatalog(twinMetricsSource(state), twinTarget(state), {
-        timeMs: Date.now(),
-        rateWindow: opts.rateWindow,
-      });
-      if (opts.json)
-        return printJson({
+    .option('--json', 'print the readings as JSON');
+  addAccountFlags(read, METRICS_ACCOUNT_FLAGS)
+    .addHelpText('after', READ_HELP)
+    .action(async (opts: AccountFlags & { stateFile?: string; rateWindow: string; json?: boolean }) => {
+      const timeMs = Date.now();
+      let results: CatalogResult[];
+      if (refuseMixedModes(opts.stateFile, opts) === 'twin') {
+        const state = await readTwinState(opts.stateFile as string);
+        results = [
+          await readCatalog(twinMetricsSource(state), twinTarget(state), { timeMs, rateWindow: opts.rateWindow }),
+        ];
+      } else {
+        results = await readCatalogOnAccount(opts, { timeMs, rateWindow: opts.rateWindow });
+      }
+      if (opts.json) {
+        const json = results.map((result) => ({
           ...result,
           failures: result.failures.map((f) => ({ queryId: f.queryId, error: f.error.message })),
-        });
-      process.stdout.write(
-        table(
-          ['tier', 'metric', 'where', 'value', 'unit'],
-          result.readings.map((r) => [
-            r.tier,
-            r.metricName,
-            Object.values(r.dimensions).join(' ') || 'all',
-            r.value,
-            r.unit,
-          ]),
-        ) + '\n',
-      );
-      for (const s of result.skipped) process.stdout.write(`skipped ${s.queryId}: ${s.reason}\n`);
-      for (const f of result.failures) process.stdout.write(`FAILED ${f.queryId}: ${f.error.message}\n`);
+        }));
+        return printJson(json.length === 1 ? json[0] : json);
+      }
+      for (const result of results) {
+        if (results.length > 1) process.stdout.write(`\n${result.target.name}\n`);
+        printCatalog(result);
+      }
     });
+}
+
+const READ_HELP = [
+  '',
+  'Against your account (the target flags or --targets), AMP is read with your AWS credentials (AWS_PROFILE, SSO,',
+  'environment); only queries are sent. A model name that matches no series fails at once, listing the names AMP has',
+  'in the namespace.',
+  '',
+  'Examples:',
+  '  vllm-pilot metrics read --state-file twin.json',
+  '  AWS_PROFILE=prod vllm-pilot metrics read --region us-east-2 --cluster ai-eks --namespace default \\',
+  '      --deployment vllm-inference-app --model mistralai/Ministral-3-8B-Instruct-2512 \\',
+  '      --amp-workspace ws-b226cc2a-a446-46a9-933a-ac50479a5568 --json',
+  '',
+].join('\n');
+
+/** One target's readings as a table, then what was skipped and what failed. */
+function printCatalog(result: CatalogResult): void {
+  process.stdout.write(
+    table(
+      ['tier', 'metric', 'where', 'value', 'unit'],
+      result.readings.map((r) => [
+        r.tier,
+        r.metricName,
+        Object.values(r.dimensions).join(' ') || 'all',
+        r.value,
+        r.unit,
+      ]),
+    ) + '\n',
+  );
+  for (const s of result.skipped) process.stdout.write(`skipped ${s.queryId}: ${s.reason}\n`);
+  for (const f of result.failures) process.stdout.write(`FAILED ${f.queryId}: ${f.error.message}\n`);
 }

@@ -141,7 +141,11 @@ export function registerRenderCommand(program: Command): void {
         'Required inputs: deployment, service, servicemonitor: model, maxModelLen; scaledobject: model,',
         'ampWorkspaceUrl, region; k6: model (add `load: {rate: 40}` for a load-step Job); rbac: none',
         "(namespaces: the calibration targets' namespaces, default `default`: --set namespaces=team-a,team-b).",
-        'Example: vllm-pilot render deployment --set model=mistralai/Ministral-8B-Instruct-2410 --set maxModelLen=8192',
+        'Examples:',
+        '  vllm-pilot render deployment --set model=mistralai/Ministral-8B-Instruct-2410 --set maxModelLen=8192',
+        '  vllm-pilot render scaledobject --set model=mistralai/Ministral-8B-Instruct-2410 --set region=us-east-2 \\',
+        '      --set ampWorkspaceUrl=https://aps-workspaces.us-east-2.amazonaws.com/workspaces/ws-b226cc2a-a446-46a9-933a-ac50479a5568/ \\',
+        '      | kubectl --context arn:aws:eks:us-east-2:123456789012:cluster/ai-eks apply -f -   # your cluster',
         '',
       ].join('\n'),
     )

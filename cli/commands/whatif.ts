@@ -74,8 +74,12 @@ export function registerWhatIfCommand(program: Command): void {
     .option('--json', 'print JSON')
     .addHelpText(
       'after',
-      '\nExample:\n  vllm-pilot whatif --profile demo --trace sim/whatif/traces/diurnal-24h.csv \\\n' +
-        '    --candidate guide --candidate report:demo-output/report.json --candidate my-scaledobject.yaml --svg whatif.svg',
+      '\nExamples:\n  vllm-pilot whatif --profile demo --trace sim/whatif/traces/diurnal-24h.csv \\\n' +
+        '    --candidate guide --candidate report:demo-output/report.json --candidate my-scaledobject.yaml --svg whatif.svg\n' +
+        '  # your account: the live ScaledObject against a calibration report of the stack, over your own trace\n' +
+        '  kubectl get scaledobject vllm-inference-app -o yaml > live.yaml\n' +
+        '  vllm-pilot whatif --profile my-replica.yaml --trace prod-24h.csv --candidate guide --candidate live.yaml \\\n' +
+        '    --candidate report:report.json   # aws s3 cp s3://<ReportBucketName>/calibrations/.../report.json .',
     )
     .action(async (opts: WhatIfOptions) => {
       const started = performance.now();

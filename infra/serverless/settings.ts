@@ -7,7 +7,16 @@ import { ALERT_MESSAGE_ATTRIBUTES } from '../../shared/alerts/index.js';
 import { AMP_WORKSPACE_ID } from '../../shared/alerts/amp/index.js';
 import { parseAlertTargets } from '../../shared/alerts/rules/index.js';
 import { namespaceProblem } from '../../shared/cloudwatch/index.js';
-import { ConfigInvalidError, formatPath, parseTargets, REGION, REGION_PATTERN } from '../../shared/config/index.js';
+import {
+  ConfigInvalidError,
+  formatPath,
+  KNOWN_TARGET_FIELDS,
+  parseTargets,
+  REGION,
+  REGION_PATTERN,
+  TARGET_FIELDS,
+  targetView,
+} from '../../shared/config/index.js';
 import { ALERTING_ENGINES, type AlertingEngine, parsePreflightSettings } from '../../shared/preflight/index.js';
 import { parsePreflightTargets } from '../../functions/preflight/config.js';
 import { parseDriftTargets } from '../../functions/drift-detector/config.js';
@@ -56,16 +65,6 @@ export interface StackSettings {
 }
 
 const ENGINES = Object.values(ALERTING_ENGINES);
-
-/** The target fields each function's parser accepts, beyond the common ones (shared/config/targets.ts). */
-const COMMON_TARGET_FIELDS = ['name', 'cluster', 'namespace', 'deployment', 'model', 'clusterLabel'] as const;
-const TARGET_FIELDS = {
-  metricsCollector: COMMON_TARGET_FIELDS,
-  alertEvaluator: [...COMMON_TARGET_FIELDS, 'alerts'],
-  preflight: [...COMMON_TARGET_FIELDS, 'service', 'scaledObject', 'alerts'],
-  driftDetector: [...COMMON_TARGET_FIELDS, 'drift'],
-} as const;
-const KNOWN_TARGET_FIELDS: ReadonlySet<string> = new Set(Object.values(TARGET_FIELDS).flat());
 
 // Secrets Manager ARNs end with "-" and six random characters that IAM needs to match the secret exactly.
 const SECRET_ARN = new RegExp(
@@ -215,12 +214,7 @@ function targetViews(
           message: `is not a target field; accepted: ${[...KNOWN_TARGET_FIELDS].join(', ')}`,
         });
   });
-  const view = (fields: readonly string[]) =>
-    entries.map((entry) =>
-      entry !== null && typeof entry === 'object' && !Array.isArray(entry)
-        ? Object.fromEntries(Object.entries(entry).filter(([key]) => fields.includes(key)))
-        : entry,
-    );
+  const view = (fields: readonly string[]) => targetView(entries, fields);
   const views = {
     metricsCollector: JSON.stringify(view(TARGET_FIELDS.metricsCollector)),
     alertEvaluator: JSON.stringify(view(TARGET_FIELDS.alertEvaluator)),

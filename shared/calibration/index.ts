@@ -32,7 +32,7 @@ export {
 export { gpuCount, podTemplateHash, vllmContainer, type TemplateContainer } from './provenance.js';
 export { argsOf, maxNumSeqsOf, parseVllmArgs } from './engineArgs.js';
 export { renderSummaryText } from './report.js';
-export { niceScale } from './chart.js';
+export { niceScale, renderChartSvg } from './chart.js';
 export { fmt, pct } from './format.js';
 export { calibrationTarget, stepQueries, type StepQueries } from './stepQueries.js';
 export { measuredDeployment, shadowDeploymentName } from './measuredDeployment.js';

@@ -18,6 +18,7 @@ import type { AmpWorkspaceBackend } from './ampWorkspace.js';
  * | Create/PutAlertManagerDefinition | `POST` / `PUT /workspaces/{id}/alertmanager/definition` {data, clientToken}  | 202 |
  * | DescribeAlertManagerDefinition  | `GET /workspaces/{id}/alertmanager/definition`                                | 200 |
  * | DeleteAlertManagerDefinition    | `DELETE /workspaces/{id}/alertmanager/definition?clientToken=`                | 202 |
+ * | DescribeWorkspace               | `GET /workspaces/{id}`: ACTIVE, with `prometheusEndpoint`                     | 200 |
  *
  * `data` is the file's bytes in base64 (a blob). A change answers at once with CREATING / UPDATING / DELETING and
  * takes effect `settleMs` later, as on AWS, where it takes seconds: a client must wait for ACTIVE. The data is then
@@ -40,6 +41,8 @@ export interface AmpTwinOptions {
   settleMs?: number;
   /** One line per request and per status change. */
   log?: (line: string) => void;
+  /** The workspace's query URL DescribeWorkspace answers (the twin's Prometheus); default: AWS's form of it. */
+  prometheusEndpoint?: string;
 }
 
 export interface AmpTwin {
@@ -190,6 +193,7 @@ export async function startAmpTwin(options: AmpTwinOptions): Promise<AmpTwin> {
         resourceType: 'WORKSPACE',
       });
     const method = req.method ?? '';
+    if (kind === undefined && method === 'GET') return sendJson(res, 200, { workspace: describeWorkspace() });
     if (kind === 'rulegroupsnamespaces' && rest.length === 0) {
       if (method === 'POST') return createNamespace(res, parseBody(body));
       if (method === 'GET') return listNamespaces(res, url.searchParams);
@@ -207,6 +211,20 @@ export async function startAmpTwin(options: AmpTwinOptions): Promise<AmpTwin> {
       if (method === 'DELETE') return deleteDefinition(res, url.searchParams);
     }
     throw unknownOperation(req, url);
+  }
+
+  const createdAt = seconds();
+  /** DescribeWorkspace: the workspace is ACTIVE from the start, its endpoint the twin's Prometheus. */
+  function describeWorkspace() {
+    return {
+      workspaceId,
+      arn: workspaceArn,
+      alias: 'vllm-eks-pilot-twin',
+      status: { statusCode: 'ACTIVE' },
+      prometheusEndpoint:
+        options.prometheusEndpoint ?? `https://aps-workspaces.${region}.amazonaws.com/workspaces/${workspaceId}/`,
+      createdAt,
+    };
   }
 
   function createNamespace(res: ServerResponse, input: Record<string, unknown>): void {

@@ -42,7 +42,7 @@ export { startEksTwin, type EksTwin } from '../aws/eks.js';
 export { startSecretsManagerTwin, type SecretsManagerTwin } from '../aws/secretsManager.js';
 export { startSnsTwin, type RecordedMessage, type SnsTwin } from '../aws/sns.js';
 export { startSlackWebhookSink, type SlackDelivery, type SlackWebhookSink } from '../slack/webhookSink.js';
-export { startKubeApiServer, type KubeApiServer } from '../kube/server/index.js';
+export { startKubeApiServer, type KubeApiServer, type KubeAuditEvent } from '../kube/server/index.js';
 export { MemoryPodLogStore } from '../kube/logs.js';
 export { MemoryObjectStore } from '../kube/store.js';
 export { ensurePrometheus } from '../prometheus/ensurePrometheus.js';

@@ -1,3 +1,5 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDbHistoryStore } from '../../shared/calibration/history/index.js';
 import { HttpMetricsSource } from '../../shared/metrics/index.js';
 import type { Target } from '../../shared/config/index.js';
 import type { TwinState } from '../twin/stateFile.js';
@@ -41,4 +43,20 @@ export function useTwinCredentials(credentials: TwinCredentials = TWIN_CREDENTIA
   process.env.AWS_SECRET_ACCESS_KEY = credentials.secretAccessKey;
   delete process.env.AWS_SESSION_TOKEN;
   delete process.env.AWS_PROFILE;
+}
+
+/**
+ * The twin's calibration history (its dynalite table, as the stack names it), read with the twin's credentials; the
+ * caller destroys the client when done.
+ */
+export function twinHistoryStore(state: Pick<TwinState, 'region' | 'aws'>): {
+  history: DynamoDbHistoryStore;
+  client: DynamoDBClient;
+} {
+  const client = new DynamoDBClient({
+    region: state.region,
+    endpoint: state.aws.dynamodbEndpoint,
+    credentials: TWIN_CREDENTIALS,
+  });
+  return { history: new DynamoDbHistoryStore({ client, tableName: state.aws.historyTable }), client };
 }

@@ -92,7 +92,7 @@ export interface Twin {
   kubeApi: KubeApiServer;
   /**
    * The cluster's EKS access entries (TWIN_IDENTITIES: the operator's admin entry, one per function group); a test
-   * may add its own. EKS tokens of keys without an entry stay admin (kinder than EKS, which refuses them).
+   * may add its own. EKS tokens of keys without an entry are refused (401), as EKS refuses them.
    */
   accessEntries: EksAccessEntries;
   prometheus: PrometheusInstance;
@@ -195,7 +195,8 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
       clusterName: TWIN_CLUSTER,
       region: TWIN_REGION,
       tokens: { admin: [adminToken], readOnly: [readOnlyToken] },
-      eksAccess: { entries: accessEntries, unmapped: 'admin' },
+      // As EKS: an IAM identity without an access entry gets 401 Unauthorized, however valid its token.
+      eksAccess: { entries: accessEntries, unmapped: 'refuse' },
       clock,
       podEndpoint: (namespace, pod) => workloads.podEndpoint(namespace, pod),
       log: detail,
@@ -241,6 +242,8 @@ export async function startTwin(options: StartTwinOptions): Promise<Twin> {
     const amp = await startAmpTwin({
       region: TWIN_REGION,
       workspaceId: TWIN_AMP_WORKSPACE_ID,
+      // DescribeWorkspace names the twin's Prometheus as the workspace's query endpoint.
+      prometheusEndpoint: prometheus.url,
       backend: ampWorkspace,
       clock,
       log: detail,

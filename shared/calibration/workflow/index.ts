@@ -28,7 +28,7 @@ export {
 export { SHADOW_LABEL } from './shadow.js';
 export { causeMessage, executionFailure } from './outcome.js';
 export { planNextStepStep } from './planNextStep.js';
-export type { BasePorts, CalibrationPorts, CalibrationTarget } from './ports.js';
+export { defaultReportPrefix, type BasePorts, type CalibrationPorts, type CalibrationTarget } from './ports.js';
 export { readinessGateStep } from './readinessGate.js';
 export { rollback, rollbackFunction, type RollbackInput, type RollbackResult } from './rollback.js';
 export { CALIBRATION_STEPS, type CalibrationStepName } from './registry.js';

@@ -44,7 +44,10 @@ export interface CalibrationPorts {
 export type BasePorts = Pick<CalibrationPorts, 'clock' | 'logger'>;
 
 /** The default report prefix: one folder per deployment, one per execution inside it. */
-export function defaultReportPrefix(input: CalibrationInput, executionName: string): string {
+export function defaultReportPrefix(
+  input: { target: Pick<CalibrationInput['target'], 'cluster' | 'namespace' | 'deployment'> },
+  executionName: string,
+): string {
   const { cluster, namespace, deployment } = input.target;
   return `calibrations/${cluster}/${namespace}/${deployment}/${executionName}`;
 }

@@ -58,6 +58,18 @@ export interface WatchStream {
   start(send: (event: unknown) => void, end: () => void): () => void;
 }
 
+/** One request in the audit log: when, who (null: not authenticated), what, and the answer's status. */
+export interface KubeAuditEvent {
+  at: string;
+  method: string;
+  path: string;
+  user: string | null;
+  status: number;
+}
+
+/** Audit events kept (the oldest dropped first): hours of the twin's traffic, a few MB. */
+export const AUDIT_LOG_SIZE = 20_000;
+
 /** What the handler answers: JSON (objects, lists, Tables, Status), plain text (logs), or a watch stream. */
 export type ApiResponse =
   | { status: number; json: unknown }
@@ -103,6 +115,7 @@ export class KubeApiHandler {
   readonly #log: ((line: string) => void) | undefined;
   readonly #podEndpoint: PodEndpointLookup | undefined;
   readonly #eksAccess: EksAccess | undefined;
+  readonly #audit: KubeAuditEvent[] = [];
 
   constructor(options: KubeApiHandlerOptions) {
     this.#eksAccess = options.eksAccess;
@@ -122,10 +135,20 @@ export class KubeApiHandler {
     return this.#store.get('CustomResourceDefinition', undefined, `${info.plural}.${info.group}`) !== undefined;
   }
 
+  /**
+   * The audit log, oldest first (at most AUDIT_LOG_SIZE events): every request with its user and answer, as an EKS
+   * control plane's audit log records them, so a test can show what a command did to the cluster.
+   */
+  audit(): readonly KubeAuditEvent[] {
+    return this.#audit;
+  }
+
   /** Answers one request; never throws (failures become Status responses). */
   handle(request: ApiRequest): ApiResponse {
+    const who: { user?: string } = {};
+    let response: ApiResponse;
     try {
-      return this.#handle(request);
+      response = this.#handle(request, who);
     } catch (error) {
       const apiError =
         error instanceof KubeApiError
@@ -133,11 +156,20 @@ export class KubeApiHandler {
           : new KubeApiInternalError(error instanceof Error ? error.message : String(error), { cause: error });
       if (apiError.code >= 500)
         this.#log?.(`kube-apiserver twin: ${request.method} ${request.path}: ${describe(error)}`);
-      return { status: apiError.code, json: apiError.toStatus() };
+      response = { status: apiError.code, json: apiError.toStatus() };
     }
+    this.#audit.push({
+      at: new Date(this.#clock.now()).toISOString(),
+      method: request.method,
+      path: request.path,
+      user: who.user ?? null,
+      status: response.status,
+    });
+    if (this.#audit.length > AUDIT_LOG_SIZE) this.#audit.splice(0, this.#audit.length - AUDIT_LOG_SIZE);
+    return response;
   }
 
-  #handle(request: ApiRequest): ApiResponse {
+  #handle(request: ApiRequest, who: { user?: string }): ApiResponse {
     const { route } = request;
     if (route.type === 'public') {
       if (route.name === 'version') return { status: 200, json: SERVER_VERSION };
@@ -150,6 +182,7 @@ export class KubeApiHandler {
       (reason) => this.#log?.(`kube-apiserver twin: 401 for ${request.method} ${request.path}: ${reason}`),
       this.#eksAccess,
     );
+    who.user = user.name;
     if (route.type === 'resource') return this.#resource(request, route, user);
     if (request.method !== 'GET') throw new KubeApiMethodNotAllowedError();
     const served = this.#served();

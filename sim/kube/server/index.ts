@@ -13,3 +13,4 @@ export { verifyEksToken, EKS_TOKEN_PREFIX } from './eksToken.js';
 export type { EksIdentity, EksTokenVerdict } from './eksToken.js';
 export { SERVER_VERSION } from './discovery.js';
 export * from './errors.js';
+export type { KubeAuditEvent } from './KubeApiHandler.js';

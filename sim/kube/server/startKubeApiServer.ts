@@ -10,7 +10,7 @@ import {
   KubeApiServerStartError,
   KubeApiServiceUnavailableError,
 } from './errors.js';
-import { KubeApiHandler, type ApiResponse, type PodEndpointLookup } from './KubeApiHandler.js';
+import { KubeApiHandler, type ApiResponse, type KubeAuditEvent, type PodEndpointLookup } from './KubeApiHandler.js';
 import { parseRoute } from './routes.js';
 import { selfSignedCertificate } from './selfSignedCertificate.js';
 
@@ -50,6 +50,8 @@ export interface KubeApiServer {
   clusterName: string;
   /** Whether requests for `kind` are served now (custom resources only while their CRD exists). */
   isServed(kind: Kind): boolean;
+  /** Every request so far (the last AUDIT_LOG_SIZE), with its user and status: the control plane's audit log. */
+  audit(): readonly KubeAuditEvent[];
   /** Ends watches, closes every connection and stops listening. */
   stop(): Promise<void>;
 }
@@ -115,6 +117,7 @@ export async function startKubeApiServer(options: KubeApiServerOptions): Promise
     httpsUrl,
     clusterName: options.clusterName,
     isServed: (kind) => handler.isServed(kind),
+    audit: () => handler.audit(),
     stop() {
       stopping ??= new Promise<void>((resolve) => {
         for (const end of [...watches]) end();
