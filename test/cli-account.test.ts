@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -15,6 +14,7 @@ import {
 } from '../sim/harness/index.js';
 import { cliEnv, runCli, type CliResult } from './helpers/cli.js';
 import { pollFor } from './helpers/poll.js';
+import { startSilentServer } from './helpers/silentServer.js';
 import { FAST_TWIN_CALIBRATION, startDemoTwin } from './helpers/twin.js';
 
 // The CLI against a real account (issue 19), with the twin standing in for AWS: no --state-file, only what a laptop
@@ -72,21 +72,14 @@ function workspaceId(): string {
   return twin.state.aws.ampWorkspaceId ?? '';
 }
 
+/** The deployment as flags (what the calibration history is keyed by). */
+function deploymentFlags(): string[] {
+  return ['--cluster', TWIN_CLUSTER, '--namespace', twin.state.namespace, '--deployment', twin.state.deployment];
+}
+
 /** The target as flags, as a user would type them for their own deployment. */
 function targetFlags(): string[] {
-  return [
-    '--name',
-    `twin-${twin.state.profile}`,
-    '--cluster',
-    TWIN_CLUSTER,
-    '--namespace',
-    twin.state.namespace,
-    '--deployment',
-    twin.state.deployment,
-    '--model',
-    twin.state.model,
-    '--amp-workspace',
-  ];
+  return ['--name', `twin-${twin.state.profile}`, ...deploymentFlags(), '--model', twin.state.model, '--amp-workspace'];
 }
 
 beforeAll(async () => {
@@ -146,39 +139,22 @@ describe('CLI against an account: the same results as --state-file, and no write
     };
     auditFrom = twin.kubeApi.audit().length;
     const history = ['--history-table', twin.state.aws.historyTable];
+    // The stack's settings and tables, as the twin's preflight function has them.
+    const preflightArgs = [
+      'preflight',
+      ...targetFlags(),
+      '--service',
+      twin.state.service,
+      '--settings',
+      join(dir, 'settings.json'),
+      ...history,
+      '--alert-state-table',
+      twin.state.aws.alertStateTable,
+      '--json',
+    ];
     const account = {
-      preflight: await runCli(
-        [
-          'preflight',
-          ...targetFlags(),
-          '--service',
-          twin.state.service,
-          '--settings',
-          join(dir, 'settings.json'),
-          ...history,
-          '--alert-state-table',
-          twin.state.aws.alertStateTable,
-          '--json',
-        ],
-        laptopEnv(),
-      ),
-      kubeconfig: await runCli(
-        [
-          'preflight',
-          ...targetFlags(),
-          '--service',
-          twin.state.service,
-          '--settings',
-          join(dir, 'settings.json'),
-          ...history,
-          '--alert-state-table',
-          twin.state.aws.alertStateTable,
-          '--json',
-          '--kubeconfig',
-          twin.state.readOnlyKubeconfigPath,
-        ],
-        laptopEnv(),
-      ),
+      preflight: await runCli(preflightArgs, laptopEnv()),
+      kubeconfig: await runCli([...preflightArgs, '--kubeconfig', twin.state.readOnlyKubeconfigPath], laptopEnv()),
       metrics: await runCli(['metrics', 'read', ...targetFlags(), '--json'], laptopEnv()),
       alerts: await runCli(
         [
@@ -193,21 +169,7 @@ describe('CLI against an account: the same results as --state-file, and no write
         ],
         laptopEnv(),
       ),
-      list: await runCli(
-        [
-          'calibrate',
-          'list',
-          '--cluster',
-          TWIN_CLUSTER,
-          '--namespace',
-          twin.state.namespace,
-          '--deployment',
-          twin.state.deployment,
-          ...history,
-          '--json',
-        ],
-        laptopEnv(),
-      ),
+      list: await runCli(['calibrate', 'list', ...deploymentFlags(), ...history, '--json'], laptopEnv()),
     };
     auditTo = twin.kubeApi.audit().length;
     twin.faults.clear();
@@ -310,12 +272,7 @@ describe('CLI against an account: calibrate show', () => {
         'calibrate',
         'show',
         executionName,
-        '--cluster',
-        TWIN_CLUSTER,
-        '--namespace',
-        twin.state.namespace,
-        '--deployment',
-        twin.state.deployment,
+        ...deploymentFlags(),
         '--history-table',
         twin.state.aws.historyTable,
         '--report-bucket',
@@ -337,24 +294,6 @@ describe('CLI against an account: calibrate show', () => {
     expect(await readFile(chart, 'utf8')).toMatch(/^<svg[\s\S]*<\/svg>\s*$/);
   });
 });
-
-/** A server that takes every connection and never says a word: a private endpoint seen from outside its VPC. */
-async function startSilentServer(): Promise<{ port: number; stop(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 describe('CLI against an account: the mistakes of a first day, one line each', () => {
   let silent: Awaited<ReturnType<typeof startSilentServer>>;
@@ -490,18 +429,7 @@ describe('CLI against an account: the mistakes of a first day, one line each', (
     },
     {
       case: 'a history table the account does not have',
-      args: () => [
-        'calibrate',
-        'list',
-        '--cluster',
-        TWIN_CLUSTER,
-        '--namespace',
-        'default',
-        '--deployment',
-        'x',
-        '--history-table',
-        'no-such-table',
-      ],
+      args: () => ['calibrate', 'list', ...deploymentFlags(), '--history-table', 'no-such-table'],
       env: () => laptopEnv(),
       code: 1,
       line: () =>

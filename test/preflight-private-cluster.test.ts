@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { type EksTwin, startEksTwin } from '../sim/harness/index.js';
 import { depsFromEnvironment } from '../functions/preflight/handler.js';
 import { CapturingLogger } from '../functions/shared/testing.js';
 import type { PreflightReport, PreflightTarget } from '../shared/preflight/index.js';
+import { startSilentServer } from './helpers/silentServer.js';
 
 // A private cluster seen from a function whose network path is missing a piece: an endpoint that takes the
 // connection and never says a word (what a VPC without the eks endpoint, or a cluster security group without the
@@ -19,24 +18,6 @@ const target: PreflightTarget = {
   deployment: 'ministral',
   model: 'mistralai/Ministral-8B-Instruct-2410',
 };
-
-/** A TCP server on 127.0.0.1 that accepts every connection and never writes or closes (until stopped). */
-async function startSilentServer(): Promise<{ port: number; stop: () => Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 /** Preflight's environment; nothing listens on port 9, so AMP and DynamoDB refuse at once. */
 function environment(eksEndpoint: string): Record<string, string> {
