@@ -79,7 +79,15 @@ function deploymentFlags(): string[] {
 
 /** The target as flags, as a user would type them for their own deployment. */
 function targetFlags(): string[] {
-  return ['--name', `twin-${twin.state.profile}`, ...deploymentFlags(), '--model', twin.state.model, '--amp-workspace'];
+  return [
+    '--name',
+    `twin-${twin.state.profile}`,
+    ...deploymentFlags(),
+    '--model',
+    twin.state.model,
+    '--amp-workspace',
+    workspaceId(),
+  ];
 }
 
 beforeAll(async () => {
@@ -192,6 +200,8 @@ describe('CLI against an account: the same results as --state-file, and no write
     expect(actual.results).toHaveLength(11);
     expect(checkOutline(actual)).toEqual(checkOutline(expected));
     expect(account.code).toBe(onTwin.code);
+    const count = (status: string) => actual.results.filter((r) => r.status === status).length;
+    console.log(`${key}: pass ${count('pass')}, warn ${count('warn')}, fail ${count('fail')} in both forms`);
   });
 
   it('metrics read: the same readings (metric, where, unit), nothing failed', () => {
@@ -258,6 +268,7 @@ describe('CLI against an account: the same results as --state-file, and no write
     expect(events.length).toBeGreaterThan(10);
     expect(new Set(events.map((e) => e.user))).toEqual(readers);
     expect(events.filter((e) => e.method !== 'GET')).toEqual([]);
+    console.log(`audit: ${events.length} requests from ${[...readers].join(' and ')}, all GET`);
   });
 });
 
@@ -455,30 +466,32 @@ describe('CLI: --help of every command shows an example against a real account',
   const ACCOUNT_EXAMPLE =
     /AWS_PROFILE=|aws lambda invoke|aws amp |--table \S+ --region|kubectl (--context \S+ )?(apply|get)|--aws/;
 
-  /** The subcommands `vllm-pilot <path> --help` lists. */
-  async function subcommands(path: readonly string[]): Promise<string[]> {
+  /** `vllm-pilot <path> --help`: its text, and the subcommands it lists (its "Commands:" block, up to a blank line). */
+  async function helpOf(path: readonly string[]): Promise<{ text: string; code: number | null; children: string[] }> {
     const help = await runCli([...path, '--help']);
-    const section = help.stdout.split(/\nCommands:\n/)[1] ?? '';
-    return [...section.matchAll(/^ {2}([a-z][a-z-]*)/gm)].map((m) => m[1] as string).filter((name) => name !== 'help');
+    const block = (help.stdout.split(/\nCommands:\n/)[1] ?? '').split(/\n\s*\n/)[0] ?? '';
+    const children = [...block.matchAll(/^ {2}([a-z][a-z-]*)/gm)]
+      .map((m) => m[1] as string)
+      .filter((name) => name !== 'help');
+    return { text: help.stdout, code: help.code, children };
   }
 
   it('lists each command, and each shows such an example', async () => {
-    // Arrange: every command, found by walking the help
+    // Arrange: every command, found by walking the help from the root
+    const root = await helpOf([]);
+    const queue: string[][] = root.children.filter((c) => !LOCAL_ONLY.has(c)).map((c) => [c]);
     const commands: string[][] = [];
-    const queue: string[][] = (await subcommands([])).filter((c) => !LOCAL_ONLY.has(c)).map((c) => [c]);
-    while (queue.length > 0) {
-      const path = queue.shift() as string[];
-      const children = await subcommands(path);
-      // A group without an action of its own (metrics, alerts) is only a name for its subcommands.
-      if (children.length === 0 || path.join(' ') === 'calibrate') commands.push(path);
-      queue.push(...children.map((child) => [...path, child]));
-    }
+    const missing: string[] = [];
 
     // Act
-    const missing: string[] = [];
-    for (const path of commands) {
-      const help = await runCli([...path, '--help']);
-      if (help.code !== 0 || !ACCOUNT_EXAMPLE.test(help.stdout)) missing.push(path.join(' '));
+    while (queue.length > 0) {
+      const path = queue.shift() as string[];
+      const help = await helpOf(path);
+      queue.push(...help.children.map((child) => [...path, child]));
+      // A group without an action of its own (metrics, alerts) is only a name for its subcommands; calibrate runs.
+      if (help.children.length > 0 && path.join(' ') !== 'calibrate') continue;
+      commands.push(path);
+      if (help.code !== 0 || !ACCOUNT_EXAMPLE.test(help.text)) missing.push(path.join(' '));
     }
 
     // Assess
