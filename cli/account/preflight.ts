@@ -58,7 +58,6 @@ const NO_HISTORY: CalibrationHistoryStore = {
 export async function preflightOnAccount(
   flags: AccountFlags,
   options: PreflightAccountOptions,
-  signal: AbortSignal,
 ): Promise<PreflightReport[]> {
   const all = await readTargets(targetSelection(flags), 'preflight', (value) =>
     parsePreflightTargets(JSON.stringify(value)),
@@ -92,7 +91,6 @@ export async function preflightOnAccount(
         history: account.history ?? NO_HISTORY,
         settings,
         clock: systemClock,
-        signal,
       }),
     );
   } finally {

@@ -1,10 +1,4 @@
-import {
-  ConfigInvalidError,
-  type ConfigIssue,
-  KNOWN_TARGET_FIELDS,
-  TARGET_FIELDS,
-  targetView,
-} from '../../shared/config/index.js';
+import { ConfigInvalidError, TARGET_FIELDS, targetView, unknownTargetFields } from '../../shared/config/index.js';
 import { CliFileInvalidError } from '../errors.js';
 import { readStructuredFile } from '../readFile.js';
 
@@ -76,16 +70,7 @@ export async function readTargets<T>(
         "must hold a list of targets: the stack's `targets` parameter",
       );
     const entries = value as unknown[];
-    const unknown: ConfigIssue[] = entries.flatMap((entry, index) =>
-      entry !== null && typeof entry === 'object' && !Array.isArray(entry)
-        ? Object.keys(entry)
-            .filter((key) => !KNOWN_TARGET_FIELDS.has(key))
-            .map((key) => ({
-              path: `targets[${index}].${key}`,
-              message: `is not a target field; accepted: ${[...KNOWN_TARGET_FIELDS].join(', ')}`,
-            }))
-        : [],
-    );
+    const unknown = unknownTargetFields(entries);
     if (unknown.length > 0) throw new ConfigInvalidError(`--targets ${selection.file}`, unknown);
     try {
       return parse(targetView(entries, fields));

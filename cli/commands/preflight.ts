@@ -116,15 +116,10 @@ async function preflightOnTwin(
 
 /** Every target of the account flags, or the one --target names. */
 function preflightOnAccountSelected(opts: PreflightCommandOptions): Promise<PreflightReport[]> {
-  const stop = new AbortController();
-  return preflightOnAccount(
-    opts,
-    {
-      ...(opts.target === undefined ? {} : { target: opts.target }),
-      ...(opts.settings === undefined ? {} : { settings: opts.settings }),
-      ...(opts.alertingEngine === undefined ? {} : { alertingEngine: opts.alertingEngine }),
-      ...(opts.ampRuleNamespace === undefined ? {} : { ampRuleNamespace: opts.ampRuleNamespace }),
-    },
-    stop.signal,
-  );
+  return preflightOnAccount(opts, {
+    ...(opts.target === undefined ? {} : { target: opts.target }),
+    ...(opts.settings === undefined ? {} : { settings: opts.settings }),
+    ...(opts.alertingEngine === undefined ? {} : { alertingEngine: opts.alertingEngine }),
+    ...(opts.ampRuleNamespace === undefined ? {} : { ampRuleNamespace: opts.ampRuleNamespace }),
+  });
 }

@@ -10,12 +10,12 @@ import { namespaceProblem } from '../../shared/cloudwatch/index.js';
 import {
   ConfigInvalidError,
   formatPath,
-  KNOWN_TARGET_FIELDS,
   parseTargets,
   REGION,
   REGION_PATTERN,
   TARGET_FIELDS,
   targetView,
+  unknownTargetFields,
 } from '../../shared/config/index.js';
 import { ALERTING_ENGINES, type AlertingEngine, parsePreflightSettings } from '../../shared/preflight/index.js';
 import { parsePreflightTargets } from '../../functions/preflight/config.js';
@@ -205,15 +205,7 @@ function targetViews(
     return undefined;
   }
   const entries = input as unknown[];
-  entries.forEach((entry, index) => {
-    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return;
-    for (const key of Object.keys(entry))
-      if (!KNOWN_TARGET_FIELDS.has(key))
-        issues.push({
-          path: `targets[${index}].${key}`,
-          message: `is not a target field; accepted: ${[...KNOWN_TARGET_FIELDS].join(', ')}`,
-        });
-  });
+  issues.push(...unknownTargetFields(entries));
   const view = (fields: readonly string[]) => targetView(entries, fields);
   const views = {
     metricsCollector: JSON.stringify(view(TARGET_FIELDS.metricsCollector)),

@@ -50,7 +50,7 @@ export interface KubeApiServer {
   clusterName: string;
   /** Whether requests for `kind` are served now (custom resources only while their CRD exists). */
   isServed(kind: Kind): boolean;
-  /** Every request so far (the last AUDIT_LOG_SIZE), with its user and status: the control plane's audit log. */
+  /** Every request so far (at least the last AUDIT_LOG_SIZE), with its user and status: the control plane's audit log. */
   audit(): readonly KubeAuditEvent[];
   /** Ends watches, closes every connection and stops listening. */
   stop(): Promise<void>;
