@@ -1,8 +1,8 @@
-import http from 'node:http';
 import { type Clock, systemClock } from '../../shared/clock/index.js';
 import { mean, quantile } from '../../shared/util/index.js';
 import type { SampledRequest } from '../../shared/load/index.js';
 import { estimatePromptTokens } from '../vllm/tokens.js';
+import { LoadAgent } from './agent.js';
 import { sendCompletion } from './completion.js';
 
 /**
@@ -12,7 +12,8 @@ import { sendCompletion } from './completion.js';
  *
  * One deviation from the guide's k6 script: connections are reused (keep-alive). The guide sets
  * `noConnectionReuse`, which at 70 requests/s over minutes exhausts loopback ephemeral ports on one machine; the
- * simulated server has no per-connection cost, so the measured behaviour is the same.
+ * simulated server has no per-connection cost, so the measured behaviour is the same. An idle connection is closed
+ * by the client before the server would close it (LoadAgent), so reuse never fails a request.
  */
 export interface ConstantArrivalOptions {
   /** Base URLs to send to, round-robin (a Service URL, or each replica). */
@@ -128,7 +129,7 @@ export async function runConstantArrivalLoad(options: ConstantArrivalOptions): P
   const maxVUs = options.maxVUs ?? 500;
   const requestTimeoutMs = options.requestTimeoutMs ?? 240_000;
   const gracefulStopMs = options.gracefulStopMs ?? 30_000;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: maxVUs });
+  const agent = new LoadAgent(maxVUs);
 
   const latencies: number[] = [];
   const failures: Record<string, number> = {};

@@ -1,5 +1,5 @@
-import http from 'node:http';
 import type { Clock } from '../../../shared/clock/index.js';
+import { LoadAgent } from '../../load/agent.js';
 import { type CompletionOutcome, type CompletionShape, postCompletion } from './completionRequest.js';
 
 export interface SharedIterationsOptions extends CompletionShape {
@@ -49,7 +49,7 @@ const STOPPED = 'stopped';
  */
 export async function runSharedIterations(options: SharedIterationsOptions): Promise<SharedIterationsResult> {
   const { clock } = options;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: options.vus });
+  const agent = new LoadAgent(options.vus);
   const startMs = clock.now();
   const inFlight = new Set<AbortController>();
   const durationsMs: number[] = [];
