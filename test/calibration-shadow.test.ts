@@ -231,7 +231,8 @@ describe('Workflow: deploy.mode shadow calibrates a copy and leaves production u
     it("keeps the users' p95 at its level while the copy saturates", async () => {
       // Assess
       const saturated = report.steps.find((s) => s.verdict.saturated);
-      expect(saturated).toBeDefined();
+      // The summary lists every step with its verdict and any repeat: what a failure here needs to be understood.
+      if (saturated === undefined) throw new Error(`no step saturated the copy:\n${summary}`);
       const window = {
         startMs: Date.parse(saturated?.windowStart ?? ''),
         endMs: Date.parse(saturated?.windowEnd ?? ''),
