@@ -84,6 +84,19 @@ export class CalibrationMeasurementError extends CalibrationError {
 }
 
 /**
+ * AMP held no sample of the target in a step's window: no vLLM series at all, or no queue samples (measure.ts). A
+ * scrape gap across a whole window is the plainest step whose data cannot be trusted, so the workflow's MeasureStep
+ * records it as the step's failed evidence (repeated once, then CalibrationStepEvidenceError) instead of ending the
+ * run; it is a CalibrationMeasurementError wherever a step is measured outside the workflow.
+ */
+export class CalibrationWindowEmptyError extends CalibrationMeasurementError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CalibrationWindowEmptyError';
+  }
+}
+
+/**
  * AMP did not hold a step's whole window within `ingestion.timeoutSeconds`: the step is not judged on a partial
  * window (a partial window reads too few completions and looks saturated).
  */

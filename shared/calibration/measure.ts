@@ -21,7 +21,7 @@ import {
   CalibrationDependencyUnavailableError,
   CalibrationInputInvalidError,
   CalibrationJobFailedError,
-  CalibrationMeasurementError,
+  CalibrationWindowEmptyError,
   type InputIssue,
 } from './errors.js';
 import { fmt, pct } from './format.js';
@@ -64,7 +64,9 @@ const QUERY_CONCURRENCY = 4;
  * Measures one step from AMP over [startMs, endMs] (instant queries evaluated at endMs over the window, the queue as
  * a range query, the counters per Pod at the window's start, middle and end: ./counterWindow.ts) and classifies it. `k6` is null when the step ended early (its Job was stopped before k6 printed a
  * summary); `ending` says how the step ended and is recorded with it. A failing AMP query that may succeed later
- * throws CalibrationDependencyUnavailableError; no vLLM series at all in the window throws CalibrationMeasurementError.
+ * throws CalibrationDependencyUnavailableError; no vLLM series, or no queue sample, in the window throws
+ * CalibrationWindowEmptyError (a CalibrationMeasurementError; the workflow records it as failed evidence:
+ * emptyWindowStep).
  */
 export async function measureStep(
   deps: MeasureDeps,
@@ -126,14 +128,14 @@ export async function measureStep(
 
   const pods = value('pods') ?? 0;
   if (pods === 0) {
-    throw new CalibrationMeasurementError(
+    throw new CalibrationWindowEmptyError(
       `step ${window.index + 1} (${fmt(window.rateRps)} req/s): AMP has no vLLM series for ${where} from ${span}; ` +
         'check that the ServiceMonitor selects the vLLM Service and that the Pods were Ready during the step',
     );
   }
   const queue = queuePoints(queueSeries, queries.queue);
   if (queue.length === 0) {
-    throw new CalibrationMeasurementError(
+    throw new CalibrationWindowEmptyError(
       `step ${window.index + 1} (${fmt(window.rateRps)} req/s): AMP has no vllm:num_requests_waiting samples for ` +
         `${where} from ${span}, although ${pods} Pod(s) had vLLM series; the scrapes may have failed during the step`,
     );
@@ -179,6 +181,51 @@ export async function measureStep(
     k6,
     amp,
     verdict: classifyStep(amp, k6, window.rateRps, input, window.holdSeconds, ending, window.k6RateRps),
+    ...(window.k6RateRps === undefined ? {} : { k6RateRps: window.k6RateRps }),
+    ...(window.maxNumSeqs === undefined ? {} : { maxNumSeqs: window.maxNumSeqs }),
+    ...(ending === undefined ? {} : { ending }),
+  };
+}
+
+/**
+ * A step whose window AMP held no sample of (`reason`: the CalibrationWindowEmptyError's message), as the report
+ * records it: AMP's figures at zero or unknown, and a verdict that is never used (the step's evidence failed, so it
+ * is repeated and not judged) saying why. k6's summary is kept: it shows what was sent.
+ */
+export function emptyWindowStep(
+  window: StepWindow,
+  k6: K6Summary | null,
+  reason: string,
+  ending?: StepEnding,
+): StepMeasurement {
+  checkWindow(window);
+  return {
+    index: window.index,
+    rateRps: window.rateRps,
+    holdSeconds: window.holdSeconds,
+    windowStart: new Date(window.startMs).toISOString(),
+    windowEnd: new Date(window.endMs).toISOString(),
+    k6,
+    amp: {
+      queueMean: 0,
+      queueMax: 0,
+      queueSlopePerSecond: 0,
+      p95E2eSeconds: null,
+      p95TtftSeconds: null,
+      p95InterTokenSeconds: null,
+      kvCacheUsageMean: 0,
+      kvCacheUsageMax: 0,
+      kvCacheUsageLast: null,
+      kvCacheUsageLatestHalfStart: null,
+      preemptions: 0,
+      completedRps: 0,
+      completedRpsLateHalf: null,
+      pods: 0,
+      runningMean: null,
+      runningLatestHalfMean: null,
+      meanLifetimeSeconds: null,
+    },
+    verdict: { saturated: false, reasons: [`not judged: ${reason}`] },
     ...(window.k6RateRps === undefined ? {} : { k6RateRps: window.k6RateRps }),
     ...(window.maxNumSeqs === undefined ? {} : { maxNumSeqs: window.maxNumSeqs }),
     ...(ending === undefined ? {} : { ending }),

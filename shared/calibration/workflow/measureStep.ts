@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { attemptOf, checkStepEvidence } from '../evidence.js';
-import { measureStep as measure } from '../measure.js';
+import { CalibrationWindowEmptyError } from '../errors.js';
+import { emptyWindowStep, measureStep as measure, type StepWindow } from '../measure.js';
 import type { K6Summary } from '../../kube/index.js';
 import type { StepMeasurement } from '../types.js';
 import { readJobSummary } from './k6Jobs.js';
@@ -27,7 +28,8 @@ const event = z.object({
  * - Ended early by WatchLoadStep: the Job was stopped, so there is no k6 summary (null); the window runs from the
  *   load's start to the end of what the decision saw.
  * Then the step's evidence (shared/calibration/evidence.ts: AMP covered the window, the same warm Pods served it, AMP
- * agrees with k6) is recorded on it: PlanNextStep repeats a step whose evidence failed, and Analyze ignores it.
+ * agrees with k6) is recorded on it: PlanNextStep repeats a step whose evidence failed, and Analyze ignores it. A window
+ * AMP held no sample of at all fails its evidence too (CalibrationWindowEmptyError's reason first), never the run.
  */
 export async function measureStep(
   ports: Ports,
@@ -43,22 +45,27 @@ export async function measureStep(
     window = heldWindow(load, watch, finished.pod);
   }
   const { startMs, endMs, ending } = window;
-  const measured = await measure(
-    source,
-    input,
-    {
-      index: load.index,
-      rateRps: load.rateRps,
-      // Recorded only when the target's users offered part of the rate: otherwise k6 offered all of it.
-      ...(load.backgroundRps > 0 ? { k6RateRps: load.k6RateRps } : {}),
-      holdSeconds: (endMs - startMs) / 1000,
-      startMs,
-      endMs,
-      ...(load.maxNumSeqs === undefined ? {} : { maxNumSeqs: load.maxNumSeqs }),
-    },
-    summary,
-    ending,
-  );
+  const stepWindow: StepWindow = {
+    index: load.index,
+    rateRps: load.rateRps,
+    // Recorded only when the target's users offered part of the rate: otherwise k6 offered all of it.
+    ...(load.backgroundRps > 0 ? { k6RateRps: load.k6RateRps } : {}),
+    holdSeconds: (endMs - startMs) / 1000,
+    startMs,
+    endMs,
+    ...(load.maxNumSeqs === undefined ? {} : { maxNumSeqs: load.maxNumSeqs }),
+  };
+  // A window AMP holds no sample of (a scrape gap across all of it) is failed evidence, not the end of the run: the
+  // step is repeated like any other it cannot trust (its reason first among the evidence's).
+  let empty: string | null = null;
+  let measured: StepMeasurement;
+  try {
+    measured = await measure(source, input, stepWindow, summary, ending);
+  } catch (error) {
+    if (!(error instanceof CalibrationWindowEmptyError)) throw error;
+    empty = error.message;
+    measured = emptyWindowStep(stepWindow, summary, empty, ending);
+  }
   const ingestion =
     stepData?.job === load.job.name && stepData.status === 'in'
       ? { waitedSeconds: stepData.waitedSeconds, looks: stepData.looks, reason: stepData.reason }
@@ -83,7 +90,8 @@ export async function measureStep(
   const measurement: StepMeasurement = {
     ...measured,
     ...(ingestion === undefined ? {} : { ingestion }),
-    evidence,
+    evidence:
+      empty === null ? evidence : { ok: false, reasons: [empty, ...evidence.reasons], attempt: evidence.attempt },
   };
   ports.logger.info('step measured', {
     execution: execution.name,
@@ -93,7 +101,7 @@ export async function measureStep(
     saturated: measurement.verdict.saturated,
     reasons: measurement.verdict.reasons,
     ingestion: ingestion?.reason,
-    evidence: evidence.ok ? 'held' : evidence.reasons,
+    evidence: measurement.evidence?.ok === true ? 'held' : measurement.evidence?.reasons,
   });
   return [...earlier, measurement].sort((a, b) => a.index - b.index);
 }
