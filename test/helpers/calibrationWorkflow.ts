@@ -510,6 +510,8 @@ export function describePathTests(strategy: StrategyName): void {
 export function describeEarlyEnding(): void {
   describe('early step ending', () => {
     type Output = { steps: StepMeasurement[]; report: { reportLocation: string } };
+    /** The attempts the analysis uses: a step with failed evidence is repeated, and only its repeat counts. */
+    const accepted = (steps: StepMeasurement[]) => steps.filter((step) => step.evidence?.ok !== false);
 
     it(
       'ends a saturating step early (its Job stopped) as saturated-early, with the reason in the report',
@@ -529,7 +531,7 @@ export function describeEarlyEnding(): void {
         expect(outcome).toMatchObject({ status: 'succeeded' });
         const output = (outcome.status === 'succeeded' ? outcome.output : {}) as Output;
         const report = JSON.parse(await readFile(output.report.reportLocation, 'utf8')) as CalibrationReport;
-        const step = report.steps[0];
+        const step = accepted(report.steps)[0];
         // With the reason beside the kind, a step held in full says why in the failure.
         expect({ ...step?.ending, reason: step?.ending?.reason }).toMatchObject({
           kind: 'saturated-early',
@@ -569,10 +571,15 @@ export function describeEarlyEnding(): void {
         // Assess
         expect(outcome).toMatchObject({ status: 'succeeded' });
         const steps = (outcome.status === 'succeeded' ? (outcome.output as Output).steps : []) ?? [];
-        expect(steps).toHaveLength(1);
-        expect(steps[0]?.ending).toMatchObject({ kind: 'held', heldSeconds: 8, plannedHoldSeconds: 8 });
-        expect(steps[0]?.ending?.reason).toMatch(/plan\.earlyStop\.enabled false/);
-        expect(steps[0]?.k6).not.toBeNull();
+        // A step whose AMP evidence failed (a scrape gap under CI load) is repeated once, so one rate may have two
+        // attempts; every attempt is held in full, and exactly one is accepted.
+        expect(steps.map((step) => step.rateRps)).toEqual(steps.map(() => 70));
+        expect(accepted(steps)).toHaveLength(1);
+        for (const step of steps) {
+          expect(step.ending).toMatchObject({ kind: 'held', heldSeconds: 8, plannedHoldSeconds: 8 });
+          expect(step.ending?.reason).toMatch(/plan\.earlyStop\.enabled false/);
+          expect(step.k6).not.toBeNull();
+        }
       },
       LONG,
     );
