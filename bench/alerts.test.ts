@@ -50,46 +50,54 @@ const V1_MESSAGE = {
 };
 
 describe('Function: benchAlertSettings', () => {
-  it("guide: every rule runs with the guide's for and window, and the settings parse as a target's alerts", () => {
+  it("guide: every rule runs with the guide's for and window and its keep-firing time (90 s, the absent rule 0), and the settings parse as a target's alerts", () => {
     // Act
     const { input, timings } = benchAlertSettings('guide');
     const parsed = parseAlertSettings(input);
 
     // Assess
     expect(timings).toEqual({
-      VLLMHighQueueDepth: { forSeconds: 120, windowSeconds: 0 },
-      VLLMHighLatency: { forSeconds: 120, windowSeconds: 300 },
-      VLLMGPUMemoryCritical: { forSeconds: 60, windowSeconds: 0 },
-      VLLMKVCacheFull: { forSeconds: 30, windowSeconds: 0 },
-      VLLMPreemptionSpike: { forSeconds: 0, windowSeconds: 300 },
-      VLLMKVCacheHigh: { forSeconds: 120, windowSeconds: 0 },
-      VLLMMetricsAbsent: { forSeconds: 300, windowSeconds: 0 },
+      VLLMHighQueueDepth: { forSeconds: 120, windowSeconds: 0, keepFiringForSeconds: 90 },
+      VLLMHighLatency: { forSeconds: 120, windowSeconds: 300, keepFiringForSeconds: 90 },
+      VLLMGPUMemoryCritical: { forSeconds: 60, windowSeconds: 0, keepFiringForSeconds: 90 },
+      VLLMKVCacheFull: { forSeconds: 30, windowSeconds: 0, keepFiringForSeconds: 90 },
+      VLLMPreemptionSpike: { forSeconds: 0, windowSeconds: 300, keepFiringForSeconds: 90 },
+      VLLMKVCacheHigh: { forSeconds: 120, windowSeconds: 0, keepFiringForSeconds: 90 },
+      VLLMMetricsAbsent: { forSeconds: 300, windowSeconds: 0, keepFiringForSeconds: 0 },
     });
     for (const name of ALERT_NAMES) expect(parsed.rules[name]).toMatchObject({ enabled: true, ...timings[name] });
   });
 
-  it.each<{ name: AlertName; forSeconds: number; windowSeconds: number; threshold: number }>([
-    { name: 'VLLMHighQueueDepth', forSeconds: 12, windowSeconds: 0, threshold: 50 },
-    { name: 'VLLMHighLatency', forSeconds: 12, windowSeconds: 30, threshold: 5 },
-    { name: 'VLLMGPUMemoryCritical', forSeconds: 6, windowSeconds: 0, threshold: 0.95 },
-    { name: 'VLLMKVCacheFull', forSeconds: 3, windowSeconds: 0, threshold: 0.95 },
-    { name: 'VLLMPreemptionSpike', forSeconds: 0, windowSeconds: 30, threshold: 5 },
-    { name: 'VLLMKVCacheHigh', forSeconds: 12, windowSeconds: 0, threshold: 0.8 },
-    { name: 'VLLMMetricsAbsent', forSeconds: 30, windowSeconds: 0, threshold: 0 },
-  ])('quick: $name runs with for $forSeconds s and window $windowSeconds s, threshold unchanged', (row) => {
-    // Act
-    const { input, timings } = benchAlertSettings('quick');
-    const parsed = parseAlertSettings(input);
+  it.each<{ name: AlertName; forSeconds: number; windowSeconds: number; threshold: number; keep: number }>([
+    { name: 'VLLMHighQueueDepth', forSeconds: 12, windowSeconds: 0, threshold: 50, keep: 9 },
+    { name: 'VLLMHighLatency', forSeconds: 12, windowSeconds: 30, threshold: 5, keep: 9 },
+    { name: 'VLLMGPUMemoryCritical', forSeconds: 6, windowSeconds: 0, threshold: 0.95, keep: 9 },
+    { name: 'VLLMKVCacheFull', forSeconds: 3, windowSeconds: 0, threshold: 0.95, keep: 9 },
+    { name: 'VLLMPreemptionSpike', forSeconds: 0, windowSeconds: 30, threshold: 5, keep: 9 },
+    { name: 'VLLMKVCacheHigh', forSeconds: 12, windowSeconds: 0, threshold: 0.8, keep: 9 },
+    { name: 'VLLMMetricsAbsent', forSeconds: 30, windowSeconds: 0, threshold: 0, keep: 0 },
+  ])(
+    'quick: $name runs with for $forSeconds s, window $windowSeconds s and kept firing $keep s, threshold unchanged',
+    (row) => {
+      // Act
+      const { input, timings } = benchAlertSettings('quick');
+      const parsed = parseAlertSettings(input);
 
-    // Assess
-    expect(timings[row.name]).toEqual({ forSeconds: row.forSeconds, windowSeconds: row.windowSeconds });
-    expect(parsed.rules[row.name]).toEqual({
-      enabled: true,
-      threshold: row.threshold,
-      forSeconds: row.forSeconds,
-      windowSeconds: row.windowSeconds,
-    });
-  });
+      // Assess
+      expect(timings[row.name]).toEqual({
+        forSeconds: row.forSeconds,
+        windowSeconds: row.windowSeconds,
+        keepFiringForSeconds: row.keep,
+      });
+      expect(parsed.rules[row.name]).toEqual({
+        enabled: true,
+        threshold: row.threshold,
+        forSeconds: row.forSeconds,
+        windowSeconds: row.windowSeconds,
+        keepFiringForSeconds: row.keep,
+      });
+    },
+  );
 });
 
 describe('Function: findNotification', () => {

@@ -28,6 +28,7 @@ import {
 import {
   ALERT_RULES,
   type AlertSettingsInput,
+  defaultKeepFiringFor,
   evaluateTarget,
   parseAlertSettings,
   ruleByName,
@@ -131,19 +132,23 @@ export const ALERT_SCENARIOS: readonly AlertScenario[] = [
   },
 ];
 
-/** `guide`: the monitoring guide's `for` and windows; `quick`: both divided by QUICK_SCALE. */
+/**
+ * `guide`: the monitoring guide's `for` and windows (and the product's keep-firing time); `quick`: each divided by
+ * QUICK_SCALE.
+ */
 export type AlertBenchMode = 'guide' | 'quick';
 
-/** The `for` and rate window (seconds) one rule runs with in the bench. */
+/** The `for`, rate window and keep-firing time (seconds) one rule runs with in the bench. */
 export interface RuleTiming {
   forSeconds: number;
   windowSeconds: number;
+  keepFiringForSeconds: number;
 }
 
 /**
  * The alert settings of a bench run (the input shape of shared/alerts/settings.ts) and the timings they give each
- * rule. `quick` divides each `for` and rate window by QUICK_SCALE (rounded, `for` >= 1 s when the guide has one,
- * windows >= 10 s so a rate has samples at a 1 s scrape); thresholds stay the guide's.
+ * rule. `quick` divides each `for`, rate window and keep-firing time by QUICK_SCALE (rounded, `for` >= 1 s when the
+ * guide has one, windows >= 10 s so a rate has samples at a 1 s scrape); thresholds stay the guide's.
  */
 export function benchAlertSettings(mode: AlertBenchMode): {
   input: AlertSettingsInput;
@@ -153,17 +158,20 @@ export function benchAlertSettings(mode: AlertBenchMode): {
   const timings = {} as Record<AlertName, RuleTiming>;
   for (const rule of ALERT_RULES) {
     const { forSeconds, windowSeconds } = rule.defaults;
+    const keepFiringForSeconds = defaultKeepFiringFor(rule);
     const timing =
       mode === 'guide'
-        ? { forSeconds, windowSeconds }
+        ? { forSeconds, windowSeconds, keepFiringForSeconds }
         : {
             forSeconds: forSeconds === 0 ? 0 : Math.max(1, Math.round(forSeconds / QUICK_SCALE)),
             windowSeconds: windowSeconds === 0 ? 0 : Math.max(10, Math.round(windowSeconds / QUICK_SCALE)),
+            keepFiringForSeconds: Math.round(keepFiringForSeconds / QUICK_SCALE),
           };
     timings[rule.name] = timing;
     rules[rule.name] = {
       for: formatDurationSeconds(timing.forSeconds),
       ...(timing.windowSeconds > 0 ? { window: formatDurationSeconds(timing.windowSeconds) } : {}),
+      keepFiringFor: formatDurationSeconds(timing.keepFiringForSeconds),
     };
   }
   return { input: { rules }, timings };
@@ -630,7 +638,7 @@ async function conditionOnset(
 /** Injects the scenario's fault on `pod`, waits for firing, clears the fault, waits for resolved. */
 async function runScenario(run: BenchTwin, scenario: AlertScenario, pod: string): Promise<AlertTiming> {
   const { twin, log, evalIntervalS } = run;
-  const { forSeconds, windowSeconds } = run.timings[scenario.alertname];
+  const { forSeconds, windowSeconds, keepFiringForSeconds } = run.timings[scenario.alertname];
   const labels = instanceLabels(twin.state, scenario, pod);
   const name = scenario.alertname;
   const timing: AlertTiming = {
@@ -683,7 +691,7 @@ async function runScenario(run: BenchTwin, scenario: AlertScenario, pod: string)
   if (firing.reason !== 'first') timing.notes.push(`first firing message had reason ${firing.reason}`);
   log(`${name}: firing after ${timing.onsetToFiringS} s; fault cleared`);
 
-  const resolvedDeadline = clearedAtMs + (windowSeconds + 3 * evalIntervalS + GRACE_S) * 1000;
+  const resolvedDeadline = clearedAtMs + (windowSeconds + keepFiringForSeconds + 3 * evalIntervalS + GRACE_S) * 1000;
   const resolved = await waitForNotification(
     run,
     { alertname: name, status: 'resolved', labels, afterMs: firing.receivedAtMs },

@@ -111,9 +111,9 @@ describe('Function: durationSeconds', () => {
 });
 
 describe('Function: requiredHistorySeconds', () => {
-  it("covers the latency rule's for, its subquery step and its 5 m window with the guide's defaults", () => {
-    // Act / Assess: 120 s for + 15 s step + 300 s window.
-    expect(requiredHistorySeconds()).toBe(435);
+  it("covers the latency rule's keep-firing time, its for, their subquery steps and its 5 m window", () => {
+    // Act / Assess: 90 s keep + 15 s step + 120 s for + 15 s step + 300 s window.
+    expect(requiredHistorySeconds()).toBe(540);
   });
 
   it('follows a collector rate window longer than every rule', () => {

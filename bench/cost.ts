@@ -40,8 +40,8 @@ import { dynamoDbUnits, type RequestCounter, startRequestCounter } from './reque
 import { readStackFunctions, type ScheduledFunction, type StackFunction } from './stackFunctions.js';
 import { PRICE_REGION, PRICES_AS_OF } from './prices.js';
 import { COLLECTOR_DEFAULTS } from '../functions/metrics-collector/config.js';
-import { resolutionFor } from '../shared/alerts/index.js';
-import { ALERT_RULES, evaluateTarget } from '../shared/alerts/rules/index.js';
+import { alertConditionLookbackSeconds } from '../shared/alerts/index.js';
+import { ALERT_RULES, defaultKeepFiringFor, evaluateTarget } from '../shared/alerts/rules/index.js';
 import { VLLM_SCRAPE } from '../shared/kube/manifests/index.js';
 import { HttpMetricsSource } from '../shared/metrics/index.js';
 import { quantile } from '../shared/util/index.js';
@@ -169,13 +169,14 @@ export function durationSeconds(duration: string): number {
 
 /**
  * How much history the scheduled queries read at most, in seconds: the collector's rate window, and for each alert
- * rule with the guide's defaults its `for` + one subquery step (the held-for check's `offset` reads the step before
- * the `for` window; shared/alerts/heldFor.ts) + its rate window. With less history a query touches fewer samples
- * than it will in production.
+ * rule with its default settings the evaluator's look-back (its keep-firing time and its `for`, each with a subquery
+ * step; shared/alerts/heldFor.ts) + its rate window. With less history a query touches fewer samples than it will in
+ * production.
  */
 export function requiredHistorySeconds(collectorRateWindow: string = COLLECTOR_DEFAULTS.rateWindow): number {
-  const rules = ALERT_RULES.map(({ defaults: { forSeconds, windowSeconds } }) =>
-    forSeconds === 0 ? windowSeconds : forSeconds + resolutionFor(forSeconds) + windowSeconds,
+  const rules = ALERT_RULES.map(
+    (rule) =>
+      alertConditionLookbackSeconds(rule.defaults.forSeconds, defaultKeepFiringFor(rule)) + rule.defaults.windowSeconds,
   );
   return Math.max(durationSeconds(collectorRateWindow), ...rules);
 }

@@ -27,7 +27,7 @@ import { FAST_TWIN_CALIBRATION, startDemoTwin } from './helpers/twin.js';
 jest.setTimeout(300_000);
 
 const EXECUTION = 'calib-alerts';
-const ALERTS = { rules: { VLLMHighQueueDepth: { for: '4s' } } };
+const ALERTS = { rules: { VLLMHighQueueDepth: { for: '4s', keepFiringFor: '3s' } } };
 const FOR_MS = 4_000;
 
 let twin: Twin;

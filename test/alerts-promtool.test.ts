@@ -227,6 +227,7 @@ async function until(timeMs: number): Promise<void> {
 
 describe('Function: evaluateTarget (heldForQuery) against the real Prometheus', () => {
   const FOR_SECONDS = 6;
+  const KEEP_FIRING_SECONDS = 3;
   const target: Target = {
     name: 'twin',
     cluster: 'test',
@@ -234,17 +235,21 @@ describe('Function: evaluateTarget (heldForQuery) against the real Prometheus', 
     deployment: 'ministral',
     model: 'ministral',
   };
-  const settings = parseAlertSettings({
-    rules: {
-      VLLMHighQueueDepth: { enabled: false },
-      VLLMHighLatency: { enabled: false },
-      VLLMGPUMemoryCritical: { enabled: false },
-      VLLMPreemptionSpike: { enabled: false },
-      VLLMKVCacheHigh: { enabled: false },
-      VLLMMetricsAbsent: { enabled: false },
-      VLLMKVCacheFull: { for: `${FOR_SECONDS}s` },
-    },
-  });
+  /** Only VLLMKVCacheFull, with a short `for`, kept firing `keepFiringFor` after its condition last held. */
+  const onlyKvCacheFull = (keepFiringFor: string) =>
+    parseAlertSettings({
+      rules: {
+        VLLMHighQueueDepth: { enabled: false },
+        VLLMHighLatency: { enabled: false },
+        VLLMGPUMemoryCritical: { enabled: false },
+        VLLMPreemptionSpike: { enabled: false },
+        VLLMKVCacheHigh: { enabled: false },
+        VLLMMetricsAbsent: { enabled: false },
+        VLLMKVCacheFull: { for: `${FOR_SECONDS}s`, keepFiringFor },
+      },
+    });
+  const settings = onlyKvCacheFull('0s');
+  const kept = onlyKvCacheFull(`${KEEP_FIRING_SECONDS}s`);
   const POD_STEADY = 'ministral-7d9c8b6f5d-aaaaa';
   const POD_BORN = 'ministral-7d9c8b6f5d-bbbbb';
   let prometheus: PrometheusInstance;
@@ -255,8 +260,8 @@ describe('Function: evaluateTarget (heldForQuery) against the real Prometheus', 
   let aboveMs: number;
   let belowMs: number;
 
-  const firingPods = async (timeMs: number) => {
-    const evaluation = await evaluateTarget(target, settings, { source }, timeMs);
+  const firingPods = async (timeMs: number, withSettings = settings) => {
+    const evaluation = await evaluateTarget(target, withSettings, { source }, timeMs);
     expect(evaluation.failures).toEqual([]);
     return evaluation.firing.map((alert) => alert.labels.pod).sort();
   };
@@ -292,7 +297,7 @@ describe('Function: evaluateTarget (heldForQuery) against the real Prometheus', 
     belowMs = Date.now();
     steady.set(kvCache('vllm:kv_cache_usage_perc', 0.5));
     born.set(kvCache('vllm:gpu_cache_usage_perc', 0.5));
-    await until(belowMs + 3_000);
+    await until(belowMs + (KEEP_FIRING_SECONDS + 2) * 1_000);
   }, 90_000);
 
   afterAll(async () => {
@@ -327,11 +332,21 @@ describe('Function: evaluateTarget (heldForQuery) against the real Prometheus', 
     expect(pods).toEqual([POD_STEADY, POD_BORN]);
   });
 
-  it('resolves as soon as the condition clears', async () => {
+  it('resolves as soon as the condition clears, without a keep-firing time', async () => {
     // Act
     const pods = await firingPods(belowMs + 2_000);
 
     // Assess
     expect(pods).toEqual([]);
+  });
+
+  it('keeps firing for its keep-firing time after the condition last held, then resolves', async () => {
+    // Act: the last sample above the threshold is at most one 1 s scrape after belowMs.
+    const soon = await firingPods(belowMs + 1_000, kept);
+    const after = await firingPods(belowMs + (KEEP_FIRING_SECONDS + 2) * 1_000, kept);
+
+    // Assess
+    expect(soon).toEqual([POD_STEADY, POD_BORN]);
+    expect(after).toEqual([]);
   });
 });

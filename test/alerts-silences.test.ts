@@ -24,7 +24,7 @@ import { DEMO_SHAPE, sleep, startDemoTwin } from './helpers/twin.js';
 // them as muted; once the calibration ends they go out. A person's silence does the same until it ends.
 // A KV-cache fault on every replica keeps VLLMKVCacheFull firing (for shortened to 2 s, repeats every 10 s).
 
-const ALERTS = { repeatInterval: '10s', rules: { VLLMKVCacheFull: { for: '2s' } } };
+const ALERTS = { repeatInterval: '10s', rules: { VLLMKVCacheFull: { for: '2s', keepFiringFor: '3s' } } };
 const LONG = 180_000;
 
 let twin: Twin;

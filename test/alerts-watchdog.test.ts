@@ -53,8 +53,9 @@ afterAll(async () => {
 });
 
 /** The absent alert's `for` shortened from 5 min; every other rule as in production (none of them can fire here). */
-const ABSENT_ALERTS = { rules: { VLLMMetricsAbsent: { for: '5s' } } } satisfies AlertSettingsInput;
+const ABSENT_ALERTS = { rules: { VLLMMetricsAbsent: { for: '5s', keepFiringFor: '3s' } } } satisfies AlertSettingsInput;
 const ABSENT_FOR_MS = 5_000;
+const ABSENT_KEEP_MS = 3_000;
 
 describe("Alerts: VLLMMetricsAbsent when the target's vLLM series are gone from AMP", () => {
   it('stays silent while one Pod of two is scraped, fires once after its `for` when none is, reaches Slack, resolves once the scrapes are back', async () => {
@@ -66,6 +67,16 @@ describe("Alerts: VLLMMetricsAbsent when the target's vLLM series are gone from 
     const seriesOf = async (pod: string) => (await source.instant(`vllm:num_requests_running{pod="${pod}"}`)).length;
     const absentAlerts = () => watch.published().filter((p) => p.message.alertname === 'VLLMMetricsAbsent');
     const watch = watchAlerts(twin);
+    // The twin's Prometheus holds nothing from before it started, where absent() is 1: the evaluator, which asks the
+    // history for the `for` and the keep-firing time, starts once both have passed over the Pods' series.
+    await pollFor(
+      'both Pods scraped',
+      async () => ((await seriesOf(first)) * (await seriesOf(second)) > 0 ? true : undefined),
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    await sleep(ABSENT_FOR_MS + ABSENT_KEEP_MS + 2_000);
     scheduler = startScheduler(twinAlertEvaluator(twin.state, { alerts: ABSENT_ALERTS }));
 
     try {

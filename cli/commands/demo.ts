@@ -171,6 +171,11 @@ async function demoPreflight(twin: Twin, say: (line?: string) => void): Promise<
 
 /** How often the demo runs the alert evaluator; on AWS it evaluates every 15 s (four cycles per one-minute invocation). */
 const DEMO_EVALUATION_INTERVAL_MS = 5_000;
+/**
+ * How long the demo's alert keeps firing after its condition last held: 90 s by default (so that one failed 30 s
+ * scrape neither resolves nor reopens it), shortened so the resolution shows within seconds of the clear.
+ */
+const DEMO_KEEP_FIRING_FOR_SECONDS = 10;
 
 interface DemoAlertResult {
   alertname: string;
@@ -189,10 +194,12 @@ async function demoAlert(twin: Twin, signal: AbortSignal, say: (line?: string) =
   const rule = ruleByName('VLLMKVCacheFull');
   const forSeconds = rule.defaults.forSeconds;
   say(
-    `5/6  Alerting: KV-cache pressure on one Pod; the alert evaluator runs every ${DEMO_EVALUATION_INTERVAL_MS / 1000} s (every 15 s on AWS); ${rule.name} needs ${forSeconds} s:`,
+    `5/6  Alerting: KV-cache pressure on one Pod; the alert evaluator runs every ${DEMO_EVALUATION_INTERVAL_MS / 1000} s (every 15 s on AWS); ${rule.name} needs ${forSeconds} s, and keeps firing ${DEMO_KEEP_FIRING_FOR_SECONDS} s after it clears (90 s by default):`,
   );
   const unsubscribe = subscribeSlackNotifier(twin.sns, twin.state);
-  const evaluate = twinAlertEvaluator(twin.state);
+  const evaluate = twinAlertEvaluator(twin.state, {
+    alerts: { rules: { [rule.name]: { keepFiringFor: `${DEMO_KEEP_FIRING_FOR_SECONDS}s` } } },
+  });
   const startMs = Date.now();
   const slackSeen = twin.slack.deliveries().length;
   // The twin logs the fault's description.
@@ -206,7 +213,7 @@ async function demoAlert(twin: Twin, signal: AbortSignal, say: (line?: string) =
   };
   let clearedAtMs: number | undefined;
   try {
-    const deadline = startMs + (forSeconds + 90) * 1000;
+    const deadline = startMs + (forSeconds + DEMO_KEEP_FIRING_FOR_SECONDS + 90) * 1000;
     while (!signal.aborted && Date.now() < deadline && result.resolvedAfterS === undefined) {
       await evaluate();
       await twin.sns.flush();

@@ -53,6 +53,59 @@ export function heldForQuery(value: string, threshold: number, forSeconds: numbe
   );
 }
 
+/**
+ * `held` (a `heldForQuery`) kept firing for `keepSeconds` after it last returned a series, as Prometheus's
+ * `keep_firing_for` keeps a firing alert: the value now while it holds, else its last value within the past
+ * `keepSeconds` plus one step (sampled every `resolutionSeconds`), else nothing. Asked of the history at one instant
+ * like `heldForQuery`, it needs no state either. `keepSeconds = 0` is `held` itself.
+ *
+ * Why the extra step: the subquery's steps are aligned to multiples of its step, so the last step that saw `held` can
+ * be up to one step before the moment it last held; a range of exactly `keepSeconds` would then keep it firing as
+ * little as `keepSeconds` less one step (found on the twin: a 3 s scrape gap resolved an alert kept for 12 s). With
+ * the step added it keeps firing at least `keepSeconds`, at most one step more.
+ * Why `held or last_over_time(...)` and not the subquery alone: for the same alignment, the subquery on its own
+ * would see a condition that began to hold up to one step late.
+ */
+export function keptFiringQuery(held: string, keepSeconds: number, resolutionSeconds: number): string {
+  if (held.trim() === '') throw new PromqlInvalidArgumentError('held', held, 'a PromQL expression');
+  assertWholeSeconds(keepSeconds, 'keepSeconds', 0);
+  if (keepSeconds === 0) return held;
+  assertWholeSeconds(resolutionSeconds, 'resolutionSeconds', 1);
+  return `(${held}) or last_over_time((${held})[${keepSeconds + resolutionSeconds}s:${resolutionSeconds}s])`;
+}
+
+/**
+ * The Lambda evaluator's whole condition for a rule: `value > threshold` held for `forSeconds` (`heldForQuery`), kept
+ * firing for `keepSeconds` (`keptFiringQuery`). The one place both steps are chosen, so the evaluator and the promtool
+ * checks of it (export/promtoolTests.ts) ask the same question.
+ *
+ * Why the keep's step is at most the `for`'s: the keep looks back for any step where `held` returned the series. `held`
+ * needs the series present now and `for` ago, so while scrapes fail now and then (a loaded target, a flaky network)
+ * it is present only at some instants; sampled every 15 s (a 90 s keep alone), every sample could miss them and the
+ * alert resolve while its condition still holds (seen on the loaded twin: a 20 s keep sampled every 5 s resolved and
+ * fired again twice during one KV-cache excursion). Sampled as finely as `held` samples its own window, the keep
+ * sees what `held` saw. It costs one `held` evaluation per step: `keepSeconds / step + 1` of them.
+ */
+export function alertConditionQuery(value: string, threshold: number, forSeconds: number, keepSeconds: number): string {
+  const { forStep, keepStep } = conditionSteps(forSeconds, keepSeconds);
+  return keptFiringQuery(heldForQuery(value, threshold, forSeconds, forStep), keepSeconds, keepStep);
+}
+
+/**
+ * How far before the evaluation instant `alertConditionQuery` reads its value (whose own rate window comes on top):
+ * the keep-firing look-back and its step, then the `for` window and the step its `offset` reads before it.
+ */
+export function alertConditionLookbackSeconds(forSeconds: number, keepSeconds: number): number {
+  const { forStep, keepStep } = conditionSteps(forSeconds, keepSeconds);
+  return (keepSeconds > 0 ? keepSeconds + keepStep : 0) + (forSeconds > 0 ? forSeconds + forStep : 0);
+}
+
+function conditionSteps(forSeconds: number, keepSeconds: number): { forStep: number; keepStep: number } {
+  const forStep = resolutionFor(forSeconds);
+  const keepStep = forSeconds > 0 ? Math.min(resolutionFor(keepSeconds), forStep) : resolutionFor(keepSeconds);
+  return { forStep, keepStep };
+}
+
 /** A number as a PromQL literal: JavaScript's shortest form (`0.95`, `5`, `1e-7`) is valid PromQL. */
 function formatNumber(n: number): string {
   return String(n);

@@ -12,7 +12,7 @@ export {
   humanizeDuration,
   humanizePercentage,
 } from './format.js';
-export { resolutionFor } from './heldFor.js';
+export { alertConditionLookbackSeconds, resolutionFor } from './heldFor.js';
 export {
   ALERT_MESSAGE_ATTRIBUTES,
   ALERT_MESSAGE_VERSION,

@@ -41,6 +41,11 @@ export interface AlertRuleSettings {
   forSeconds: number;
   /** The rate window of a rule that uses `rate()` (latency, preemptions); ignored by gauge rules. */
   windowSeconds: number;
+  /**
+   * How long a firing alert stays firing after its condition was last met (Prometheus's `keep_firing_for`), so that a
+   * failed scrape, which leaves the series absent until the next one, neither resolves it nor opens it again.
+   */
+  keepFiringForSeconds: number;
   /** True when the target's settings give the threshold: a calibration's derived threshold never replaces it. */
   thresholdPinned?: boolean;
   /** Where the threshold comes from when a calibration derived it (shown in the notification); absent otherwise. */
@@ -95,8 +100,11 @@ export interface AlertRule {
   /** Why it matters (the guide's "Meaning" column). */
   meaning: string;
   unit: AlertValueUnit;
-  /** The guide's threshold, `for` and rate window. */
-  defaults: Omit<AlertRuleSettings, 'enabled'>;
+  /**
+   * The guide's threshold, `for` and rate window; `keepFiringForSeconds` is the product's
+   * (DEFAULT_KEEP_FIRING_FOR_SECONDS) unless the rule gives its own, with its reason.
+   */
+  defaults: Omit<AlertRuleSettings, 'enabled' | 'keepFiringForSeconds'> & { keepFiringForSeconds?: number };
   /**
    * True when the threshold is part of the rule's meaning, not a level to tune (the absent rule: `absent()` answers 1,
    * the threshold is 0): a target may not set one.

@@ -131,10 +131,13 @@ export function watchAlerts(twin: Twin): AlertWatch {
   };
 }
 
-/** `settings` with every `for` set to 0: evaluating with them shows a condition that holds now, even if not yet for long. */
+/**
+ * `settings` with every `for` and keep-firing time set to 0: evaluating with them shows a condition that holds now,
+ * even if not yet for long, and only if it holds now.
+ */
 export function withoutFor(settings: AlertSettings): AlertSettings {
   const rules = Object.fromEntries(
-    Object.entries(settings.rules).map(([name, rule]) => [name, { ...rule, forSeconds: 0 }]),
+    Object.entries(settings.rules).map(([name, rule]) => [name, { ...rule, forSeconds: 0, keepFiringForSeconds: 0 }]),
   ) as Record<AlertName, AlertSettings['rules'][AlertName]>;
   return { ...settings, rules };
 }

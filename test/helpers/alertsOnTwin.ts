@@ -25,22 +25,33 @@ import { backgroundLoad, sleep, startDemoTwin, warmUp } from './twin.js';
 // one with the latest names (two replicas, 1 s scrapes, the demo profile otherwise).
 //
 // The settings are the guide's rules with SHORTENED but real timings, so that a test takes seconds, not minutes:
-// repeat interval 10 s (4 h by default); `for` of a few seconds; rate windows of 5 s (5 min in the guide), short
-// enough that a cleared fault resolves well inside one repeat interval (a rate alert resolves about one window
-// after its fault ends). A background scheduler invokes the evaluator every second while a test runs, as
-// EventBridge does every minute in production. The only time bounds asserted are the lower bounds the issue asks
-// for (never before `for`, never sooner than the repeat interval); timeouts only guard against hanging.
+// repeat interval 10 s (4 h by default); `for` and keep-firing times of a few seconds; rate windows of 5 s (5 min in
+// the guide), short enough that a cleared fault resolves well inside one repeat interval (a rate alert resolves about
+// one window and the keep-firing time after its fault ends). A background scheduler invokes the evaluator every
+// second while a test runs, as EventBridge does every minute in production. The only time bounds asserted are the
+// lower bounds the issue asks for (never before `for`, never sooner than the repeat interval); timeouts only guard
+// against hanging.
+
+/**
+ * Kept firing 2 s after the condition last held (90 s by default): short, so that a cleared fault, the latency
+ * alert's 5 s window included, resolves before the next repeat. These tests are not about gaps in the data: too short
+ * to refill a `for` after a failed scrape, it does not bridge one (test/alerts-scrape-gap.test.ts shows a keep that
+ * does).
+ */
+const KEEP_FIRING_FOR = '2s';
 
 const TEST_ALERTS = {
   repeatInterval: '10s',
   rules: {
-    VLLMHighQueueDepth: { for: '6s' },
+    VLLMHighQueueDepth: { for: '6s', keepFiringFor: KEEP_FIRING_FOR },
     // The demo's p95 is ~0.6 s at light load; six times slower decoding puts it near 3-4 s.
-    VLLMHighLatency: { threshold: 2, for: '6s', window: '5s' },
-    VLLMGPUMemoryCritical: { for: '5s' },
-    VLLMKVCacheFull: { for: '4s' },
+    VLLMHighLatency: { threshold: 2, for: '6s', window: '5s', keepFiringFor: KEEP_FIRING_FOR },
+    VLLMGPUMemoryCritical: { for: '5s', keepFiringFor: KEEP_FIRING_FOR },
+    VLLMKVCacheFull: { for: '4s', keepFiringFor: KEEP_FIRING_FOR },
     // No `for`, as in the guide.
-    VLLMPreemptionSpike: { window: '5s' },
+    VLLMPreemptionSpike: { window: '5s', keepFiringFor: KEEP_FIRING_FOR },
+    // Not under test here, but a KV-cache fault drives it too: kept 90 s it would still fire into the next test.
+    VLLMKVCacheHigh: { keepFiringFor: KEEP_FIRING_FOR },
   },
 } satisfies AlertSettingsInput;
 const SETTINGS = parseAlertSettings(TEST_ALERTS);

@@ -1,6 +1,6 @@
 import { DCGM, eq, formatMatchers, selector, VLLM, VLLM_RENAMED } from '../../metrics/index.js';
 import { formatDurationSeconds, goFormatFloat } from '../format.js';
-import { heldForQuery, resolutionFor } from '../heldFor.js';
+import { alertConditionQuery } from '../heldFor.js';
 import { ALERT_INHIBITIONS, DEFAULT_ALERT_SETTINGS, GENERIC_SCOPE, ruleByName } from '../rules/index.js';
 import type { AlertName } from '../types.js';
 import { toYaml } from './ruleGroups.js';
@@ -12,9 +12,14 @@ import { toYaml } from './ruleGroups.js';
  * the evaluator's own (`summary()`/`description()` in TypeScript), so promtool also proves that the exported
  * annotation templates render exactly what the product's evaluator sends.
  *
+ * Every rule keeps firing for its keep-firing time (90 s) after its condition was last met, so each scenario checks
+ * the alert still firing just after the condition clears and resolved once that time has passed; one Pod's scrape
+ * fails while its alert fires, which must not resolve it.
+ *
  * Two more kinds of check tie the two engines together. For the rules marked so, the Lambda evaluator's own query
- * (the `for` held in PromQL, `heldForQuery`) runs as a `promql_expr_test` at the same times and must return the same
- * instances as the rule's native `for`. And the inhibition: promtool cannot run Alertmanager, so the inhibit rules
+ * (`alertConditionQuery`: the `for` held in PromQL, kept firing for the keep-firing time) runs as a
+ * `promql_expr_test` at the same times and must return the same instances as the rule's native `for` and
+ * `keep_firing_for`. And the inhibition: promtool cannot run Alertmanager, so the inhibit rules
  * (`rules/inhibitions.ts`, the table Alertmanager and the evaluator's decision stage both apply) are written as PromQL
  * over the `ALERTS` series the rules produce, and the test shows which firing alerts are notified at each step.
  */
@@ -45,8 +50,8 @@ interface Scenario {
   series: InputSeries[];
   checks: Check[];
   /**
-   * Also run the Lambda evaluator's query (`heldForQuery`) at each check: it must find the same instances. Set for
-   * the rules whose value was written for it (the absent rule's value must exist at every step). Not for a 30 s
+   * Also run the Lambda evaluator's query (`alertConditionQuery`) at each check: it must find the same instances. Set
+   * for the rules whose value was written for it (the absent rule's value must exist at every step). Not for a 30 s
    * `for`: its 7 s subquery steps are aligned to multiples of 7 s, so the evaluator may fire up to one step later.
    */
   evaluatorChecks?: true;
@@ -118,7 +123,16 @@ const SCENARIOS: Scenario[] = [
           { labels: pod(POD_C), value: 80 },
         ],
       },
-      { atSeconds: 480, why: 'both queues drained: resolved', firing: [] },
+      {
+        atSeconds: 480,
+        why: 'pod C drained at 7m, pod A at 8m: both kept firing with their last values',
+        firing: [
+          { labels: pod(POD_A), value: 73 },
+          { labels: pod(POD_C), value: 80 },
+        ],
+      },
+      { atSeconds: 510, why: 'pod C kept firing 90s: resolved', firing: [{ labels: pod(POD_A), value: 73 }] },
+      { atSeconds: 570, why: 'pod A kept firing 90s: resolved', firing: [] },
     ],
   },
   {
@@ -149,7 +163,7 @@ const SCENARIOS: Scenario[] = [
         why: 'held 2m',
         firing: [{ labels: { namespace: NAMESPACE, model_name: MODEL }, value: 9.75 }],
       },
-      { atSeconds: 1530, why: 'no request in the last 5m: resolved', firing: [] },
+      { atSeconds: 1620, why: 'no request in the last 5m, and kept firing 90s: resolved', firing: [] },
     ],
   },
   {
@@ -165,8 +179,10 @@ const SCENARIOS: Scenario[] = [
       { atSeconds: 45, why: 'GPU 1 held 45s', firing: [] },
       { atSeconds: 165, why: 'GPU 1 held 1m; GPU 0 only 45s', firing: [gpuFree()] },
       { atSeconds: 180, why: 'GPU 0 held 1m', firing: [gpuAllocated(44_000), gpuFree()] },
-      { atSeconds: 300, why: 'GPU 1 back to 30000 MiB: resolved', firing: [gpuAllocated(44_000)] },
-      { atSeconds: 480, why: 'GPU 0 back to 30000 MiB: resolved', firing: [] },
+      { atSeconds: 300, why: 'GPU 1 back to 30000 MiB: kept firing', firing: [gpuAllocated(44_000), gpuFree()] },
+      { atSeconds: 390, why: 'GPU 1 kept firing 90s: resolved', firing: [gpuAllocated(44_000)] },
+      { atSeconds: 480, why: 'GPU 0 back to 30000 MiB: kept firing', firing: [gpuAllocated(44_000)] },
+      { atSeconds: 570, why: 'GPU 0 kept firing 90s: resolved', firing: [] },
     ],
   },
   {
@@ -191,7 +207,12 @@ const SCENARIOS: Scenario[] = [
         why: 'held 30s: one alert per Pod, whichever name it exposes (pod B once); none for +Inf or NaN',
         firing: [POD_A, POD_B, POD_C].map((name) => ({ labels: pod(name), value: 0.97 })),
       },
-      { atSeconds: 300, why: 'back to 50 %: resolved', firing: [] },
+      {
+        atSeconds: 300,
+        why: 'back to 50 %: kept firing with the last value',
+        firing: [POD_A, POD_B, POD_C].map((name) => ({ labels: pod(name), value: 0.97 })),
+      },
+      { atSeconds: 390, why: 'kept firing 90s: resolved', firing: [] },
     ],
   },
   {
@@ -205,16 +226,18 @@ const SCENARIOS: Scenario[] = [
       { atSeconds: 300, why: 'no preemption yet on pod A; pod B below 5/s', firing: [] },
       { atSeconds: 315, why: 'the burst: fires at once (no `for`)', firing: [{ labels: pod(POD_A), value: 6 }] },
       { atSeconds: 600, why: 'the burst still in the 5m window', firing: [{ labels: pod(POD_A), value: 6 }] },
-      { atSeconds: 615, why: 'the burst left the window: resolved', firing: [] },
+      { atSeconds: 615, why: 'the burst left the window: kept firing', firing: [{ labels: pod(POD_A), value: 6 }] },
+      { atSeconds: 705, why: 'kept firing 90s: resolved', firing: [] },
     ],
   },
   {
     alert: 'VLLMKVCacheHigh',
     evaluatorChecks: true,
     about:
-      'pod A (vLLM 0.9 name) at 85 % from 1m to 6m; pod C (latest name) at 82 % with a dip at 1m45s; pod B at 79 %',
+      'pod A (vLLM 0.9 name) at 85 % from 1m to 6m, its scrape failed at 3m30s (stale, then no sample at 3m45s); ' +
+      'pod C (latest name) at 82 % with a dip at 1m45s; pod B at 79 %',
     series: [
-      { metric: VLLM_RENAMED.kvCacheUsage.legacy, labels: pod(POD_A), values: '0.5x3 0.85x19 0.5x8' },
+      { metric: VLLM_RENAMED.kvCacheUsage.legacy, labels: pod(POD_A), values: '0.5x3 0.85x9 stale _ 0.85x7 0.5x8' },
       { metric: VLLM_RENAMED.kvCacheUsage.current, labels: pod(POD_B), values: '0.79x34' },
       { metric: VLLM_RENAMED.kvCacheUsage.current, labels: pod(POD_C), values: '0.82x6 0.7 0.82x22 0.5x4' },
     ],
@@ -223,6 +246,11 @@ const SCENARIOS: Scenario[] = [
       { atSeconds: 165, why: 'pod A held 1m45s', firing: [] },
       { atSeconds: 180, why: 'pod A held 2m', firing: [{ labels: pod(POD_A), value: 0.85 }] },
       {
+        atSeconds: 225,
+        why: "pod A's series absent since its failed scrape at 3m30s: kept firing, not resolved",
+        firing: [{ labels: pod(POD_A), value: 0.85 }],
+      },
+      {
         atSeconds: 240,
         why: 'pod C held 2m since its dip; pod B never crosses 80 %',
         firing: [
@@ -230,8 +258,21 @@ const SCENARIOS: Scenario[] = [
           { labels: pod(POD_C), value: 0.82 },
         ],
       },
-      { atSeconds: 360, why: 'pod A back to 50 %: resolved', firing: [{ labels: pod(POD_C), value: 0.82 }] },
-      { atSeconds: 480, why: 'pod C back to 50 %: resolved', firing: [] },
+      {
+        atSeconds: 360,
+        why: 'pod A back to 50 %: kept firing',
+        firing: [
+          { labels: pod(POD_A), value: 0.85 },
+          { labels: pod(POD_C), value: 0.82 },
+        ],
+      },
+      { atSeconds: 450, why: 'pod A kept firing 90s: resolved', firing: [{ labels: pod(POD_C), value: 0.82 }] },
+      {
+        atSeconds: 480,
+        why: 'pod C back to 50 % at 7m45s: kept firing',
+        firing: [{ labels: pod(POD_C), value: 0.82 }],
+      },
+      { atSeconds: 570, why: 'pod C kept firing 90s (the evaluator one step more): resolved', firing: [] },
     ],
   },
   {
@@ -256,7 +297,7 @@ const SCENARIOS: Scenario[] = [
         firing: [],
       },
       { atSeconds: 615, why: 'absent for 5m', firing: [{ labels: {}, value: 1 }] },
-      { atSeconds: 975, why: 'the series is back: resolved', firing: [] },
+      { atSeconds: 960, why: 'the series is back at 16m: resolved (the absent rule keeps no firing time)', firing: [] },
     ],
   },
 ];
@@ -338,7 +379,21 @@ const INHIBITION_SCENARIO = {
     },
     {
       atSeconds: 630,
-      why: 'the burst left the 5m window: the spike resolved while inhibited (never notified)',
+      why: 'the burst left the 5m window at 10m15s: the spike keeps firing 90s, still inhibited',
+      firing: [
+        { alert: 'VLLMKVCacheFull', labels: pod(POD_A), value: 0.97 },
+        { alert: 'VLLMPreemptionSpike', labels: pod(POD_A), value: 6 },
+        { alert: 'VLLMKVCacheHigh', labels: pod(POD_A), value: 0.97 },
+        { alert: 'VLLMKVCacheHigh', labels: pod(POD_B), value: 0.85 },
+      ],
+      notified: [
+        { alert: 'VLLMKVCacheFull', labels: pod(POD_A) },
+        { alert: 'VLLMKVCacheHigh', labels: pod(POD_B) },
+      ],
+    },
+    {
+      atSeconds: 705,
+      why: 'the spike resolved while inhibited (never notified); pod A back to 50 % at 11m: its critical and warning kept firing',
       firing: [
         { alert: 'VLLMKVCacheFull', labels: pod(POD_A), value: 0.97 },
         { alert: 'VLLMKVCacheHigh', labels: pod(POD_A), value: 0.97 },
@@ -350,14 +405,14 @@ const INHIBITION_SCENARIO = {
       ],
     },
     {
-      atSeconds: 660,
-      why: "pod A back to 50 %: its critical and its warning resolve at the same step; pod B's warning fires on",
+      atSeconds: 750,
+      why: "pod A's critical and warning resolve at the same step; pod B's warning (back to 50 % at 12m) is kept firing",
       firing: [{ alert: 'VLLMKVCacheHigh', labels: pod(POD_B), value: 0.85 }],
       notified: [{ alert: 'VLLMKVCacheHigh', labels: pod(POD_B) }],
     },
     {
-      atSeconds: 720,
-      why: 'pod B back to 50 %: resolved',
+      atSeconds: 810,
+      why: "pod B's warning kept firing 90s: resolved",
       firing: [],
       notified: [],
     },
@@ -428,7 +483,7 @@ function sample(metric: string, labels: Record<string, string>, value: number) {
 function evaluatorQuery(alert: AlertName): string {
   const settings = DEFAULT_ALERT_SETTINGS.rules[alert];
   const value = ruleByName(alert).valueQuery(GENERIC_SCOPE, settings);
-  return heldForQuery(value, settings.threshold, settings.forSeconds, resolutionFor(settings.forSeconds));
+  return alertConditionQuery(value, settings.threshold, settings.forSeconds, settings.keepFiringForSeconds);
 }
 
 function alertCheck(alert: AlertName, atSeconds: number, firing: Check['firing']) {

@@ -26,6 +26,8 @@ export interface PrometheusAlertingRule {
   alert: string;
   expr: string;
   for?: string;
+  /** Prometheus 2.42+ and AMP: a firing alert stays firing this long after its expression last returned it. */
+  keep_firing_for?: string;
   labels: Record<string, string>;
   annotations: Record<string, string>;
 }
@@ -76,6 +78,9 @@ export function alertingRule(
     // `< +Inf`: never fire on +Inf, as the evaluator's answer guard refuses it (NaN and -Inf are never above).
     expr: `${heldForQuery(rule.valueQuery(scope, ruleSettings), ruleSettings.threshold, 0, 1)} < +Inf`,
     ...(ruleSettings.forSeconds > 0 ? { for: formatDurationSeconds(ruleSettings.forSeconds) } : {}),
+    ...(ruleSettings.keepFiringForSeconds > 0
+      ? { keep_firing_for: formatDurationSeconds(ruleSettings.keepFiringForSeconds) }
+      : {}),
     labels: { severity: rule.severity, ...labels },
     annotations,
   };

@@ -9,7 +9,7 @@ import type { Target } from '../../config/index.js';
 import { AlertQueryFailedError } from '../errors.js';
 import { alertFingerprint } from '../fingerprint.js';
 import { formatAlertValue } from '../format.js';
-import { heldForQuery, resolutionFor } from '../heldFor.js';
+import { alertConditionQuery } from '../heldFor.js';
 import { ALERT_RULES, runbookUrl } from './registry.js';
 import { alertScopeForTarget } from './scope.js';
 import type { ExportableAlertRule } from './text.js';
@@ -45,9 +45,9 @@ type RuleOutcome =
 
 /**
  * Evaluates every enabled rule of `target` at `timeMs`: one instant query per rule (run concurrently), each the
- * rule's value held above its threshold for its `for` (`heldForQuery`), so no pending state is needed. A failed
- * query is reported in `failures` and its rule left out of `evaluatedRules` (it must not resolve anything); it
- * never stops the other rules.
+ * rule's value held above its threshold for its `for` and kept firing for its keep-firing time (`alertConditionQuery`),
+ * so no pending state is needed. A failed query is reported in `failures` and its rule left out of `evaluatedRules`
+ * (it must not resolve anything); it never stops the other rules.
  */
 export async function evaluateTarget(
   target: Target,
@@ -88,8 +88,12 @@ async function evaluateRule(
   let query: string | undefined;
   try {
     const value = rule.valueQuery(alertScopeForTarget(target), ruleSettings);
-    const forSeconds = ruleSettings.forSeconds;
-    query = heldForQuery(value, ruleSettings.threshold, forSeconds, resolutionFor(forSeconds));
+    query = alertConditionQuery(
+      value,
+      ruleSettings.threshold,
+      ruleSettings.forSeconds,
+      ruleSettings.keepFiringForSeconds,
+    );
     const answer = await deps.source.instant(query, { timeMs });
     // The whole rule fails on a bad answer: nothing fires on a value outside its domain, nothing resolves either.
     guardSeriesCount(answer.length, MAX_INSTANCES_PER_RULE, query);

@@ -9,7 +9,9 @@ export { withCalibratedThresholds, type CalibratedAlertThresholds } from './cali
 export { GENERIC_SCOPE, alertScopeForTarget } from './scope.js';
 export {
   DEFAULT_ALERT_SETTINGS,
+  DEFAULT_KEEP_FIRING_FOR_SECONDS,
   DEFAULT_REPEAT_INTERVAL_SECONDS,
+  defaultKeepFiringFor,
   parseAlertSettings,
   parseAlertTargets,
   parseDurationSeconds,

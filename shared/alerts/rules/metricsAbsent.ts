@@ -45,7 +45,10 @@ export const metricsAbsent = defineAlertRule({
   condition: "no `vllm:num_requests_running` series (every vLLM version exposes it) in the target's selector",
   meaning: 'Alerting blind: broken scrape or model name mismatch',
   unit: 'requests',
-  defaults: { threshold: 0, forSeconds: 300, windowSeconds: 0 },
+  // No keep-firing time: a failed scrape cannot interrupt an absence (it only prolongs it), and the evaluator, asking
+  // the history without state, would fire a kept absence back from before a target's first samples (a new target, a
+  // new workspace) for 90 s after they arrive, which AMP's ruler, with its state, never does.
+  defaults: { threshold: 0, forSeconds: 300, windowSeconds: 0, keepFiringForSeconds: 0 },
   thresholdFixed: true,
   identifyingLabels: ['namespace', 'model_name'],
   valueQuery(scope) {

@@ -33,8 +33,15 @@ describe('Constant: ALERT_RULES', () => {
     { name: 'VLLMPreemptionSpike', severity: 'warning', threshold: 5, forSeconds: 0, windowSeconds: 300 },
     // The guide's early warning; it gives no `for` (2 min: the rule's comment says why).
     { name: 'VLLMKVCacheHigh', severity: 'warning', threshold: 0.8, forSeconds: 120, windowSeconds: 0 },
-    // Not the guide's: absent() answers 1, so the threshold is 0 and fixed.
-    { name: 'VLLMMetricsAbsent', severity: 'critical', threshold: 0, forSeconds: 300, windowSeconds: 0 },
+    // Not the guide's: absent() answers 1, so the threshold is 0 and fixed; it keeps no firing time (the rule says why).
+    {
+      name: 'VLLMMetricsAbsent',
+      severity: 'critical',
+      threshold: 0,
+      forSeconds: 300,
+      windowSeconds: 0,
+      keepFiringForSeconds: 0,
+    },
   ] as const)("$name: the guide's severity, threshold and for", ({ name, severity, ...defaults }) => {
     // Act
     const rule = ruleByName(name);

@@ -52,13 +52,19 @@ describe('Function: parseAlertSettings', () => {
     expect(settings).toEqual(DEFAULT_ALERT_SETTINGS);
     expect(settings.repeatIntervalSeconds).toBe(DEFAULT_REPEAT_INTERVAL_SECONDS);
     expect(settings.rules).toEqual({
-      VLLMHighQueueDepth: { enabled: true, threshold: 50, forSeconds: 120, windowSeconds: 0 },
-      VLLMHighLatency: { enabled: true, threshold: 5, forSeconds: 120, windowSeconds: 300 },
-      VLLMGPUMemoryCritical: { enabled: true, threshold: 0.95, forSeconds: 60, windowSeconds: 0 },
-      VLLMKVCacheFull: { enabled: true, threshold: 0.95, forSeconds: 30, windowSeconds: 0 },
-      VLLMPreemptionSpike: { enabled: true, threshold: 5, forSeconds: 0, windowSeconds: 300 },
-      VLLMKVCacheHigh: { enabled: true, threshold: 0.8, forSeconds: 120, windowSeconds: 0 },
-      VLLMMetricsAbsent: { enabled: true, threshold: 0, forSeconds: 300, windowSeconds: 0 },
+      VLLMHighQueueDepth: { enabled: true, threshold: 50, forSeconds: 120, windowSeconds: 0, keepFiringForSeconds: 90 },
+      VLLMHighLatency: { enabled: true, threshold: 5, forSeconds: 120, windowSeconds: 300, keepFiringForSeconds: 90 },
+      VLLMGPUMemoryCritical: {
+        enabled: true,
+        threshold: 0.95,
+        forSeconds: 60,
+        windowSeconds: 0,
+        keepFiringForSeconds: 90,
+      },
+      VLLMKVCacheFull: { enabled: true, threshold: 0.95, forSeconds: 30, windowSeconds: 0, keepFiringForSeconds: 90 },
+      VLLMPreemptionSpike: { enabled: true, threshold: 5, forSeconds: 0, windowSeconds: 300, keepFiringForSeconds: 90 },
+      VLLMKVCacheHigh: { enabled: true, threshold: 0.8, forSeconds: 120, windowSeconds: 0, keepFiringForSeconds: 90 },
+      VLLMMetricsAbsent: { enabled: true, threshold: 0, forSeconds: 300, windowSeconds: 0, keepFiringForSeconds: 0 },
     });
   });
 
@@ -69,7 +75,7 @@ describe('Function: parseAlertSettings', () => {
       dashboardUrl: 'https://grafana.example.com/d/vllm',
       runbookBaseUrl: 'https://wiki.example.com/vllm',
       rules: {
-        VLLMHighLatency: { threshold: 2.5, for: '3m', window: '10m' },
+        VLLMHighLatency: { threshold: 2.5, for: '3m', window: '10m', keepFiringFor: '2m' },
         VLLMPreemptionSpike: { enabled: false },
       },
     };
@@ -87,6 +93,7 @@ describe('Function: parseAlertSettings', () => {
       threshold: 2.5,
       forSeconds: 180,
       windowSeconds: 600,
+      keepFiringForSeconds: 120,
       thresholdPinned: true,
     });
     expect(settings.rules.VLLMPreemptionSpike.enabled).toBe(false);
@@ -119,7 +126,13 @@ describe('Function: parseAlertSettings', () => {
       case: 'an unknown rule key',
       input: { rules: { VLLMKVCacheFull: { treshold: 0.9 } } },
       path: 'alerts.rules.VLLMKVCacheFull',
-      message: 'unknown key "treshold"; accepted: enabled, threshold, for, window',
+      message: 'unknown key "treshold"; accepted: enabled, threshold, for, window, keepFiringFor',
+    },
+    {
+      case: 'a keep-firing time in minutes without a unit',
+      input: { rules: { VLLMKVCacheFull: { keepFiringFor: 1 } } },
+      path: 'alerts.rules.VLLMKVCacheFull.keepFiringFor',
+      message: 'must be a string; accepted: a PromQL duration',
     },
     {
       case: 'a duration without a unit',

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ConfigInvalidError, type ConfigIssue, parseTargets, type Target, toConfigIssues } from '../../config/index.js';
 import { ALERT_RULES, hasTunableThreshold, ruleByName, usesRateWindow } from './registry.js';
-import { ALERT_NAMES, type AlertName, type AlertRuleSettings, type AlertSettings } from '../types.js';
+import { ALERT_NAMES, type AlertName, type AlertRule, type AlertRuleSettings, type AlertSettings } from '../types.js';
 
 /**
  * A target's alert settings as a user writes them (YAML or JSON), and the defaults (the monitoring guide's):
@@ -11,7 +11,7 @@ import { ALERT_NAMES, type AlertName, type AlertRuleSettings, type AlertSettings
  * dashboardUrl: https://grafana.example.com/d/vllm
  * runbookBaseUrl: https://wiki.example.com/vllm-runbooks   # each alert links to <base>#<alertname lower-case>
  * rules:
- *   VLLMHighLatency: { threshold: 2.5, for: 2m, window: 5m, enabled: true }
+ *   VLLMHighLatency: { threshold: 2.5, for: 2m, window: 5m, keepFiringFor: 2m, enabled: true }
  *   VLLMPreemptionSpike: { enabled: false }
  * ```
  * Durations are PromQL durations ("30s", "2m", "1h30m"). Unknown keys and unknown alert names are refused.
@@ -19,6 +19,23 @@ import { ALERT_NAMES, type AlertName, type AlertRuleSettings, type AlertSettings
 
 /** Alertmanager's default `repeat_interval`. */
 export const DEFAULT_REPEAT_INTERVAL_SECONDS = 4 * 3600;
+
+/**
+ * How long a firing alert keeps firing after its condition was last met, unless a target sets `keepFiringFor`.
+ *
+ * Why 90 s: a failed scrape makes Prometheus mark the Pod's series stale, so every rule on them returns nothing until
+ * the next successful scrape, 30 s later with the product's ServiceMonitor (`VLLM_SCRAPE`). Without a keep-firing time,
+ * one failed scrape resolves a critical alert and the next scrape opens it again: two false pages. The evaluator, which
+ * holds `for` in PromQL without state, also needs the `for` refilled after the gap before its condition holds again:
+ * 30 s of gap plus the shortest `for` (30 s, VLLMKVCacheFull) is 60 s, and 30 s more is the margin. It delays every
+ * resolved notification by as much.
+ */
+export const DEFAULT_KEEP_FIRING_FOR_SECONDS = 90;
+
+/** A rule's keep-firing time when its target sets none: its own default (with its reason), else the product's. */
+export function defaultKeepFiringFor(rule: Pick<AlertRule, 'defaults'>): number {
+  return rule.defaults.keepFiringForSeconds ?? DEFAULT_KEEP_FIRING_FOR_SECONDS;
+}
 
 /** PromQL durations as Prometheus parses them (`model.ParseDuration`): units in this order, each at most once. */
 const DURATION = /^(?:(\d+)y)?(?:(\d+)w)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?(?:(\d+)ms)?$/;
@@ -69,7 +86,7 @@ function strictKeys(accepted: readonly string[]) {
   };
 }
 
-const RULE_KEYS = ['enabled', 'threshold', 'for', 'window'] as const;
+const RULE_KEYS = ['enabled', 'threshold', 'for', 'window', 'keepFiringFor'] as const;
 
 const ruleInputSchema = z.strictObject(
   {
@@ -80,6 +97,7 @@ const ruleInputSchema = z.strictObject(
       .optional(),
     for: duration(0).optional(),
     window: duration(1).optional(),
+    keepFiringFor: duration(0).optional(),
   },
   { error: strictKeys(RULE_KEYS) },
 );
@@ -112,13 +130,18 @@ export const alertSettingsInputSchema = z.strictObject(
 export type AlertSettingsInput = z.input<typeof alertSettingsInputSchema>;
 
 function defaultRules(): Record<AlertName, AlertRuleSettings> {
-  return Object.fromEntries(ALERT_RULES.map((rule) => [rule.name, { enabled: true, ...rule.defaults }])) as Record<
-    AlertName,
-    AlertRuleSettings
-  >;
+  return Object.fromEntries(
+    ALERT_RULES.map((rule) => [
+      rule.name,
+      { enabled: true, ...rule.defaults, keepFiringForSeconds: defaultKeepFiringFor(rule) },
+    ]),
+  ) as Record<AlertName, AlertRuleSettings>;
 }
 
-/** The guide's settings: every rule enabled with its threshold, `for` and window; repeat every 4 h; no links. */
+/**
+ * The guide's settings: every rule enabled with its threshold, `for` and window; the product's keep-firing time;
+ * repeat every 4 h; no links.
+ */
 export const DEFAULT_ALERT_SETTINGS: AlertSettings = Object.freeze({
   rules: Object.freeze(
     Object.fromEntries(Object.entries(defaultRules()).map(([name, rule]) => [name, Object.freeze(rule)])),
@@ -165,6 +188,7 @@ export function parseAlertSettings(input: unknown, path = 'alerts'): AlertSettin
       threshold: given.threshold ?? rule.defaults.threshold,
       forSeconds: given.for ?? rule.defaults.forSeconds,
       windowSeconds: given.window ?? rule.defaults.windowSeconds,
+      keepFiringForSeconds: given.keepFiringFor ?? defaultKeepFiringFor(rule),
       // A threshold someone wrote down wins over one a calibration derives (withCalibratedThresholds).
       ...(given.threshold === undefined ? {} : { thresholdPinned: true }),
     };
